@@ -1,0 +1,43 @@
+/// The subscription of publishers that deliver one value and finish (`Just`, `Result.Publisher`,
+/// `Optional.Publisher`): on the first request it sends the value, then `.finished`. Nothing is
+/// sent after `cancel()`.
+@usableFromInline
+final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    @usableFromInline let lock = Lock()
+    @usableFromInline var downstream: S?
+    @usableFromInline let value: S.Input
+    @usableFromInline let name: String
+
+    @inlinable
+    init(_ value: S.Input, downstream: S, name: String) {
+        self.value = value
+        self.downstream = downstream
+        self.name = name
+    }
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        guard let downstream = lock.withLock({ () -> S? in
+            defer { self.downstream = nil }
+            return self.downstream
+        }) else { return }
+        _ = downstream.receive(value)
+        downstream.receive(completion: .finished)
+    }
+
+    @inlinable
+    func cancel() {
+        let released = lock.withLock { () -> S? in
+            defer { downstream = nil }
+            return downstream
+        }
+        _ = released
+    }
+
+    @usableFromInline var description: String { name }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["value": value]) }
+    @usableFromInline var playgroundDescription: Any { description }
+}

@@ -1,0 +1,131 @@
+/// The one mechanism behind every subject-like publisher (`PassthroughSubject`,
+/// `CurrentValueSubject`, `@Published`'s publisher, `ObservableObjectPublisher`): the list of
+/// subscriptions, the terminal completion replayed to late subscribers, the upstream subscriptions
+/// handed over by `send(subscription:)`, and — for the current-value kinds — the current value.
+///
+/// Thread-safe. The lock guards only this object's fields; values are delivered to a snapshot of
+/// the subscriptions after it is released, each subscription serialising its own deliveries.
+@usableFromInline
+final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
+    @usableFromInline
+    let lock = Lock()
+
+    @usableFromInline
+    var conduits = ContiguousArray<SubjectConduit<Output, Failure>>()
+
+    @usableFromInline
+    var completion: Subscribers.Completion<Failure>?
+
+    /// The current value of a current-value subject; `nil` for pass-through kinds.
+    @usableFromInline
+    var current: Output?
+
+    var upstreams: [any Subscription] = []
+
+    /// Whether subscriptions keep the latest value that found no demand and deliver it when demand
+    /// arrives (current-value semantics), or drop it (pass-through semantics).
+    @usableFromInline
+    let replaysCurrentValue: Bool
+
+    /// The name subscriptions report in `description` (Apple's: "PassthroughSubject"...).
+    @usableFromInline
+    let name: String
+
+    @inlinable
+    init(name: String, currentValue: Output?) {
+        self.name = name
+        current = currentValue
+        replaysCurrentValue = currentValue != nil
+    }
+
+    /// Sends `value` to every subscriber that has demand. When `storingFirst`, the current value is
+    /// updated before delivery (CurrentValueSubject); otherwise the caller stores it afterwards
+    /// (`@Published`, which publishes in `willSet`).
+    @inlinable
+    func send(_ value: Output, storingFirst: Bool = true) {
+        let snapshot = lock.withLock { () -> ContiguousArray<SubjectConduit<Output, Failure>>? in
+            guard completion == nil else { return nil }
+            if replaysCurrentValue && storingFirst { current = value }
+            return conduits
+        }
+        guard let snapshot else { return }
+        for conduit in snapshot {
+            conduit.offer(value)
+        }
+    }
+
+    /// Replaces the current value without publishing it.
+    @inlinable
+    func store(_ value: Output) {
+        lock.withLock { current = value }
+    }
+
+    /// The current value (current-value kinds only).
+    @inlinable
+    var currentValue: Output {
+        lock.withLock { current! }
+    }
+
+    /// Sends the completion to every subscriber, once; later calls are ignored.
+    func send(completion: Subscribers.Completion<Failure>) {
+        let (snapshot, upstreams) = lock.withLock { () -> (ContiguousArray<SubjectConduit<Output, Failure>>, [any Subscription])? in
+            guard self.completion == nil else { return nil }
+            self.completion = completion
+            defer {
+                conduits = []
+                self.upstreams = []
+            }
+            return (conduits, self.upstreams)
+        } ?? ([], [])
+        _ = upstreams  // released outside the lock
+        for conduit in snapshot {
+            conduit.finish(completion)
+        }
+    }
+
+    /// Requests `.unlimited` from an upstream subscription and keeps it while the subject lives;
+    /// cancels it if the subject has already completed.
+    func send(subscription: any Subscription) {
+        let accepted = lock.withLock { () -> Bool in
+            guard completion == nil else { return false }
+            upstreams.append(subscription)
+            return true
+        }
+        if accepted {
+            subscription.request(.unlimited)
+        } else {
+            subscription.cancel()
+        }
+    }
+
+    /// Attaches a subscriber. A subscriber arriving after completion gets the empty subscription
+    /// and the completion at once.
+    @inlinable
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+        let conduit = lock.withLock { () -> SubjectSubscription<S>? in
+            guard completion == nil else { return nil }
+            let conduit = SubjectSubscription(core: self, downstream: subscriber, pending: current)
+            conduits.append(conduit)
+            return conduit
+        }
+        guard let conduit else {
+            subscriber.receive(subscription: Subscriptions.empty)
+            if let completion = lock.withLock({ completion }) {
+                subscriber.receive(completion: completion)
+            }
+            return
+        }
+        subscriber.receive(subscription: conduit)
+        conduit.subscriptionDelivered()
+    }
+
+    /// Forgets a cancelled subscription.
+    @usableFromInline
+    func remove(_ conduit: SubjectConduit<Output, Failure>) {
+        let removed = lock.withLock { () -> SubjectConduit<Output, Failure>? in
+            guard let index = conduits.firstIndex(where: { $0 === conduit }) else { return nil }
+            return conduits.remove(at: index)
+        }
+        _ = removed
+    }
+}

@@ -1,0 +1,189 @@
+/// A subject's view of one subscription: the erased interface `SubjectCore` delivers through.
+@usableFromInline
+class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
+    @inlinable
+    init() {}
+
+    /// Offers a value: delivered if the subscriber has demand, otherwise dropped (pass-through) or
+    /// kept as the latest value to deliver when demand arrives (current-value).
+    @inlinable
+    func offer(_ value: Output) { fatalError("abstract") }
+
+    /// Delivers the completion after any values already accepted.
+    @usableFromInline
+    func finish(_ completion: Subscribers.Completion<Failure>) { fatalError("abstract") }
+}
+
+/// One subscriber's subscription to a subject, with its own demand.
+///
+/// Deliveries to the subscriber are serialised without holding a lock while calling out: the
+/// thread that finds the subscription idle delivers; a value accepted while another delivery is
+/// in progress (another thread's, or a re-entrant send from inside `receive`) is queued and
+/// delivered by that thread, in order, as soon as the current `receive` returns. The window during
+/// which the subscriber is still inside `receive(subscription:)` counts as a delivery, so nothing
+/// can reach it before its subscription.
+@usableFromInline
+final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failure>, Subscription,
+    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    @usableFromInline typealias Output = S.Input
+    @usableFromInline typealias Failure = S.Failure
+
+    @usableFromInline let lock = Lock()
+    @usableFromInline var downstream: S?
+    @usableFromInline var core: SubjectCore<Output, Failure>?
+    @usableFromInline var demand = Subscribers.Demand.none
+    @usableFromInline var isDelivering = true
+    @usableFromInline var queue = ContiguousArray<Output>()
+    @usableFromInline var pendingValue: Output?
+    @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
+    @usableFromInline let replaysLatest: Bool
+    @usableFromInline let name: String
+
+    /// What the delivering thread does next, decided under the lock and done outside it.
+    @usableFromInline
+    enum Step {
+        case value(Output, S)
+        case completion(Subscribers.Completion<Failure>, S)
+        case idle
+    }
+
+    @inlinable
+    init(core: SubjectCore<Output, Failure>, downstream: S, pending: Output?) {
+        self.core = core
+        self.downstream = downstream
+        pendingValue = pending
+        replaysLatest = core.replaysCurrentValue
+        name = core.name
+    }
+
+    @inlinable
+    override func offer(_ value: Output) {
+        let step = lock.withLock { () -> Step in
+            guard let downstream else { return .idle }
+            guard demand > 0 else {
+                if replaysLatest { pendingValue = value }
+                return .idle
+            }
+            demand -= 1
+            if replaysLatest { pendingValue = nil }
+            if isDelivering {
+                queue.append(value)
+                return .idle
+            }
+            isDelivering = true
+            return .value(value, downstream)
+        }
+        run(step)
+    }
+
+    @usableFromInline
+    override func finish(_ completion: Subscribers.Completion<Failure>) {
+        let step = lock.withLock { () -> Step in
+            guard let downstream else { return .idle }
+            if isDelivering {
+                pendingCompletion = completion
+                return .idle
+            }
+            return terminate(with: completion, downstream)
+        }
+        run(step)
+    }
+
+    /// Called by the core once `receive(subscription:)` has returned: ends the initial "delivery".
+    @inlinable
+    func subscriptionDelivered() {
+        run(lock.withLock { nextStep() })
+    }
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        let step = lock.withLock { () -> Step in
+            guard downstream != nil else { return .idle }
+            self.demand += demand
+            if isDelivering { return .idle }
+            isDelivering = true
+            return nextStep()
+        }
+        run(step)
+    }
+
+    @inlinable
+    func cancel() {
+        let released = lock.withLock { () -> (SubjectCore<Output, Failure>?, S?, ContiguousArray<Output>, Output?) in
+            defer {
+                core = nil
+                downstream = nil
+                queue = []
+                pendingValue = nil
+                pendingCompletion = nil
+            }
+            return (core, downstream, queue, pendingValue)
+        }
+        released.0?.remove(self)
+    }
+
+    /// Decides the next step of a delivery in progress. Called with the lock held and
+    /// `isDelivering` set; clears it when there is nothing left to do.
+    @inlinable
+    func nextStep() -> Step {
+        guard let downstream else {
+            isDelivering = false
+            return .idle
+        }
+        if !queue.isEmpty {
+            return .value(queue.removeFirst(), downstream)
+        }
+        if let completion = pendingCompletion {
+            return terminate(with: completion, downstream)
+        }
+        if let value = pendingValue, demand > 0 {
+            pendingValue = nil
+            demand -= 1
+            return .value(value, downstream)
+        }
+        isDelivering = false
+        return .idle
+    }
+
+    /// Moves to the terminal state (with the lock held) and returns the completion step.
+    @inlinable
+    func terminate(with completion: Subscribers.Completion<Failure>, _ downstream: S) -> Step {
+        self.downstream = nil
+        core = nil
+        pendingValue = nil
+        pendingCompletion = nil
+        isDelivering = false
+        return .completion(completion, downstream)
+    }
+
+    /// Performs steps until the subscription is idle. Called without the lock.
+    @inlinable
+    func run(_ first: Step) {
+        var step = first
+        while true {
+            switch step {
+            case .idle:
+                return
+            case .completion(let completion, let downstream):
+                downstream.receive(completion: completion)
+                return
+            case .value(let value, let downstream):
+                let more = downstream.receive(value)
+                step = lock.withLock {
+                    demand += more
+                    return nextStep()
+                }
+            }
+        }
+    }
+
+    /// The subject's name: `"PassthroughSubject"`, `"CurrentValueSubject"`...
+    @usableFromInline
+    var description: String { name }
+    @usableFromInline
+    var customMirror: Mirror { Mirror(self, children: ["downstream": downstream as Any, "demand": demand]) }
+    @usableFromInline
+    var playgroundDescription: Any { description }
+}

@@ -1,0 +1,90 @@
+extension Publishers {
+    /// A publisher that transforms all elements from the upstream publisher with a provided closure.
+    ///
+    /// `Map` adds no subscription of its own: the downstream receives the upstream's subscription,
+    /// so demand passes straight through and each value costs one call of ``transform``.
+    public struct Map<Upstream: Publisher, Output>: Publisher {
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The closure that transforms elements from the upstream publisher.
+        public let transform: (Upstream.Output) -> Output
+
+        /// Creates a publisher that transforms all elements from the upstream publisher with a
+        /// provided closure.
+        @inlinable
+        public init(upstream: Upstream, transform: @escaping (Upstream.Output) -> Output) {
+            self.upstream = upstream
+            self.transform = transform
+        }
+
+        /// Attaches the subscriber, wrapped so that each value is transformed on its way.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.subscribe(Inner(downstream: subscriber, transform: transform))
+        }
+    }
+}
+
+extension Publishers.Map {
+    /// The subscriber `Map` puts upstream: forwards the subscription and the completion, and
+    /// transforms each value.
+    @usableFromInline
+    struct Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+        CustomPlaygroundDisplayConvertible
+    where Downstream.Input == Output, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = Upstream.Output
+        @usableFromInline typealias Failure = Upstream.Failure
+
+        @usableFromInline let downstream: Downstream
+        @usableFromInline let transform: (Upstream.Output) -> Output
+        @usableFromInline let combineIdentifier = CombineIdentifier()
+
+        @inlinable
+        init(downstream: Downstream, transform: @escaping (Upstream.Output) -> Output) {
+            self.downstream = downstream
+            self.transform = transform
+        }
+
+        @inlinable
+        func receive(subscription: any Subscription) {
+            downstream.receive(subscription: subscription)
+        }
+
+        @inlinable
+        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
+            downstream.receive(transform(input))
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
+            downstream.receive(completion: completion)
+        }
+
+        @usableFromInline var description: String { "Map" }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+}
+
+extension Publisher {
+    /// Transforms all elements from the upstream publisher with a provided closure.
+    ///
+    /// Demand and completion pass through unchanged.
+    @inlinable
+    public func map<T>(_ transform: @escaping (Output) -> T) -> Publishers.Map<Self, T> {
+        Publishers.Map(upstream: self, transform: transform)
+    }
+}
+
+extension Publishers.Map {
+    /// Fuses two consecutive maps into one `Map` whose transform applies both.
+    @inlinable
+    public func map<T>(_ transform: @escaping (Output) -> T) -> Publishers.Map<Upstream, T> {
+        let first = self.transform
+        return Publishers.Map(upstream: upstream) { transform(first($0)) }
+    }
+}

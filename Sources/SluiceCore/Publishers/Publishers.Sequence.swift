@@ -1,0 +1,157 @@
+extension Publishers {
+    /// A publisher that publishes a given sequence of elements.
+    ///
+    /// Elements are sent only as the subscriber requests them; `.finished` follows the last one
+    /// immediately (an empty sequence finishes on subscription, without needing demand). When the
+    /// subscriber cancels, no more elements are read from the sequence.
+    public struct Sequence<Elements: Swift.Sequence, Failure: Error>: Publisher {
+        /// The kind of values published by this publisher: the sequence's elements.
+        public typealias Output = Elements.Element
+
+        /// The sequence of elements to publish.
+        public let sequence: Elements
+
+        /// Creates a publisher for a sequence of elements.
+        @inlinable
+        public init(sequence: Elements) {
+            self.sequence = sequence
+        }
+
+        /// Sends the subscriber a subscription that yields the elements on demand.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            var iterator = sequence.makeIterator()
+            guard let first = iterator.next() else {
+                subscriber.receive(subscription: Subscriptions.empty)
+                subscriber.receive(completion: .finished)
+                return
+            }
+            subscriber.receive(subscription: Inner(downstream: subscriber, iterator: iterator, first: first, sequence: sequence))
+        }
+    }
+}
+
+extension Publishers.Sequence: Equatable where Elements: Equatable {}
+extension Publishers.Sequence: Sendable where Elements: Sendable {}
+
+extension Publishers.Sequence {
+    /// The subscription: a pump that sends elements while there is demand.
+    ///
+    /// Only the thread that is pumping touches the iterator (the `isPumping` flag, set and cleared
+    /// under the lock, hands it over), so the sequence's own code runs outside the lock. A request
+    /// made while pumping — from another thread or from inside `receive` — only adds demand; the
+    /// pumping thread picks it up.
+    @usableFromInline
+    final class Inner<S: Subscriber>: Subscription, CustomStringConvertible, CustomReflectable,
+        CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    where S.Input == Elements.Element, S.Failure == Failure {
+        @usableFromInline let lock = Lock()
+        @usableFromInline var downstream: S?
+        @usableFromInline var demand = Subscribers.Demand.none
+        @usableFromInline var isPumping = false
+        /// Owned by the pumping thread.
+        @usableFromInline var iterator: Elements.Iterator
+        /// The element to send next; owned by the pumping thread.
+        @usableFromInline var next: Elements.Element?
+        @usableFromInline let sequence: Elements
+
+        @inlinable
+        init(downstream: S, iterator: Elements.Iterator, first: Elements.Element, sequence: Elements) {
+            self.downstream = downstream
+            self.iterator = iterator
+            next = first
+            self.sequence = sequence
+        }
+
+        @inlinable
+        func request(_ demand: Subscribers.Demand) {
+            demand.assertNonZero()
+            let downstream = lock.withLock { () -> S? in
+                self.demand += demand
+                if isPumping { return nil }
+                isPumping = true
+                return claim() ? self.downstream : nil
+            }
+            if let downstream {
+                pump(downstream)
+            }
+        }
+
+        /// With the lock held: takes one unit of demand if the subscription is live and has any;
+        /// otherwise stops pumping.
+        @inlinable
+        func claim() -> Bool {
+            if downstream != nil && demand > 0 {
+                demand -= 1
+                return true
+            }
+            isPumping = false
+            return false
+        }
+
+        /// Sends elements, one claimed unit of demand at a time, until demand runs out, the
+        /// subscription is cancelled, or the sequence ends.
+        @inlinable
+        func pump(_ downstream: S) {
+            while true {
+                let more = downstream.receive(next.unsafelyUnwrapped)
+                next = iterator.next()
+                let finished = next == nil
+                let proceed = lock.withLock { () -> Bool in
+                    self.demand += more
+                    guard self.downstream != nil else {
+                        isPumping = false
+                        return false
+                    }
+                    if finished {
+                        self.downstream = nil
+                        isPumping = false
+                        return true
+                    }
+                    return claim()
+                }
+                if finished {
+                    if proceed { downstream.receive(completion: .finished) }
+                    return
+                }
+                if !proceed { return }
+            }
+        }
+
+        @inlinable
+        func cancel() {
+            let released = lock.withLock { () -> S? in
+                defer { downstream = nil }
+                return downstream
+            }
+            _ = released
+        }
+
+        /// The sequence, as `String(describing:)` shows it.
+        @usableFromInline var description: String { String(describing: sequence) }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["sequence": sequence]) }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+}
+
+extension Sequence {
+    /// A publisher that publishes the elements of this sequence, on demand.
+    @inlinable
+    public var publisher: Publishers.Sequence<Self, Never> {
+        Publishers.Sequence(sequence: self)
+    }
+}
+
+extension Publishers.Sequence {
+    /// Transforms every element at once, returning a publisher of the transformed array.
+    @inlinable
+    public func map<T>(_ transform: (Elements.Element) -> T) -> Publishers.Sequence<[T], Failure> {
+        Publishers.Sequence<[T], Failure>(sequence: sequence.map(transform))
+    }
+
+    /// Filters the elements at once, returning a publisher of the matching array.
+    @inlinable
+    public func filter(_ isIncluded: (Elements.Element) -> Bool) -> Publishers.Sequence<[Elements.Element], Failure> {
+        Publishers.Sequence<[Elements.Element], Failure>(sequence: sequence.filter(isIncluded))
+    }
+}

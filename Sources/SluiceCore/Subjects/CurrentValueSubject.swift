@@ -1,0 +1,47 @@
+/// A subject that wraps a single value and publishes a new element whenever the value changes.
+///
+/// A new subscriber receives the current value as soon as it requests demand, then every later
+/// value. A subscriber without demand when a value is sent is not skipped entirely: it receives
+/// the latest value once it requests more (values in between are conflated). Calling ``send(_:)``
+/// or setting ``value`` updates the value and publishes it.
+///
+/// Thread-safe, re-entrant, and a subscriber arriving after completion gets the completion at once.
+public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
+    @usableFromInline
+    let core: SubjectCore<Output, Failure>
+
+    /// The value wrapped by this subject, published as a new element whenever it changes.
+    @inlinable
+    public var value: Output {
+        get { core.currentValue }
+        set { core.send(newValue) }
+    }
+
+    /// Creates a current value subject with the given initial value.
+    @inlinable
+    public init(_ value: Output) {
+        core = SubjectCore(name: "CurrentValueSubject", currentValue: value)
+    }
+
+    /// Attaches a subscriber; it receives the current value when it first requests demand.
+    @inlinable
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+        core.receive(subscriber: subscriber)
+    }
+
+    /// Updates the current value and sends it to every subscriber.
+    @inlinable
+    public func send(_ input: Output) {
+        core.send(input)
+    }
+
+    /// Sends a completion to every subscriber; later values and completions are ignored.
+    public func send(completion: Subscribers.Completion<Failure>) {
+        core.send(completion: completion)
+    }
+
+    /// Requests `.unlimited` from the upstream subscription and keeps it.
+    public func send(subscription: any Subscription) {
+        core.send(subscription: subscription)
+    }
+}

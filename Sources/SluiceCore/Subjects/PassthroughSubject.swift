@@ -1,0 +1,39 @@
+/// A subject that broadcasts elements to downstream subscribers.
+///
+/// Unlike ``CurrentValueSubject``, a `PassthroughSubject` has no initial value or buffer of the
+/// most recently-published element: a subscriber that has no outstanding demand when a value is
+/// sent does not receive it. Each subscriber has its own demand.
+///
+/// `send` is thread-safe and may be called from inside a subscriber's `receive` (the re-entrant
+/// value is delivered, in order, as soon as the current `receive` returns). A subscriber that
+/// arrives after the subject completed receives the completion immediately.
+public final class PassthroughSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
+    @usableFromInline
+    let core = SubjectCore<Output, Failure>(name: "PassthroughSubject", currentValue: nil)
+
+    /// Creates a subject.
+    @inlinable
+    public init() {}
+
+    /// Attaches a subscriber; it receives values sent after it has requested demand.
+    @inlinable
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+        core.receive(subscriber: subscriber)
+    }
+
+    /// Sends a value to every subscriber that has demand for it.
+    @inlinable
+    public func send(_ input: Output) {
+        core.send(input)
+    }
+
+    /// Sends a completion to every subscriber; later values and completions are ignored.
+    public func send(completion: Subscribers.Completion<Failure>) {
+        core.send(completion: completion)
+    }
+
+    /// Requests `.unlimited` from the upstream subscription and keeps it.
+    public func send(subscription: any Subscription) {
+        core.send(subscription: subscription)
+    }
+}

@@ -1,0 +1,54 @@
+/// Connects an upstream publisher to a subject (``Publisher/subscribe(_:)-(S)``): it hands the
+/// subject a subscription (itself) through which the subject requests demand, forwards values and
+/// the completion, and cancels upstream when its `AnyCancellable` is cancelled.
+final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    typealias Input = S.Output
+    typealias Failure = S.Failure
+
+    private let lock = Lock()
+    private var subject: S?
+    private var upstream = UpstreamStatus()
+
+    init(_ subject: S) {
+        self.subject = subject
+    }
+
+    func receive(subscription: any Subscription) {
+        let (accepted, subject) = lock.withLock { (upstream.attach(subscription), self.subject) }
+        guard accepted, let subject else { return subscription.cancel() }
+        subject.send(subscription: self)
+    }
+
+    func receive(_ input: S.Output) -> Subscribers.Demand {
+        lock.withLock { upstream.isTerminal ? nil : subject }?.send(input)
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<S.Failure>) {
+        let subject = lock.withLock { () -> S? in
+            guard upstream.finish() else { return nil }
+            defer { self.subject = nil }
+            return self.subject
+        }
+        subject?.send(completion: completion)
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        lock.withLock { upstream.subscription }?.request(demand)
+    }
+
+    func cancel() {
+        let subscription = lock.withLock { () -> (any Subscription)? in
+            subject = nil
+            return upstream.detach()
+        }
+        subscription?.cancel()
+    }
+
+    var description: String { "Subject" }
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+    var playgroundDescription: Any { description }
+}

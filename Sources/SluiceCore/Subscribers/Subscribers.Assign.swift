@@ -1,0 +1,86 @@
+extension Subscribers {
+    /// A simple subscriber that assigns received elements to a property indicated by a key path.
+    ///
+    /// It requests `.unlimited` values, and holds ``object`` strongly until it completes or is
+    /// cancelled; then it releases both the object and the subscription.
+    public final class Assign<Root, Input>: Subscriber, Cancellable, CustomStringConvertible, CustomReflectable,
+        CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    {
+        /// Assign never fails.
+        public typealias Failure = Never
+
+        /// The key path that indicates the property to assign.
+        public let keyPath: ReferenceWritableKeyPath<Root, Input>
+
+        /// The object that contains the property; `nil` after completion or cancellation.
+        public var object: Root? { lock.withLock { storedObject } }
+
+        private var storedObject: Root?
+        private let lock = Lock()
+        private var upstream = UpstreamStatus()
+
+        /// Creates a subscriber to assign the value of a property indicated by a key path.
+        public init(object: Root, keyPath: ReferenceWritableKeyPath<Root, Input>) {
+            storedObject = object
+            self.keyPath = keyPath
+        }
+
+        /// Keeps the first subscription and requests `.unlimited`; cancels any later one.
+        public func receive(subscription: any Subscription) {
+            if lock.withLock({ upstream.attach(subscription) }) {
+                subscription.request(.unlimited)
+            } else {
+                subscription.cancel()
+            }
+        }
+
+        /// Assigns the value to the object's property (outside the lock) and returns `.none`.
+        public func receive(_ value: Input) -> Subscribers.Demand {
+            lock.withLock { storedObject }?[keyPath: keyPath] = value
+            return .none
+        }
+
+        /// Releases the object and the subscription.
+        public func receive(completion: Subscribers.Completion<Never>) {
+            let object = lock.withLock { () -> Root? in
+                _ = upstream.finish()
+                defer { storedObject = nil }
+                return storedObject
+            }
+            _ = object  // released here, outside the lock
+        }
+
+        /// Cancels the subscription and releases it and the object. Idempotent and thread-safe.
+        public func cancel() {
+            let (subscription, object) = lock.withLock { () -> ((any Subscription)?, Root?) in
+                defer { storedObject = nil }
+                return (upstream.detach(), storedObject)
+            }
+            _ = object
+            subscription?.cancel()
+        }
+
+        /// `"Assign Root."`, naming the type of the object.
+        public var description: String { "Assign \(Root.self)." }
+
+        /// A mirror showing the object and key path.
+        public var customMirror: Mirror {
+            Mirror(self, children: ["object": object as Any, "keyPath": keyPath, "upstreamSubscription": lock.withLock { upstream.subscription } as Any])
+        }
+
+        /// The same as ``description``.
+        public var playgroundDescription: Any { description }
+    }
+}
+
+extension Publisher where Failure == Never {
+    /// Assigns each element from a publisher to a property on an object.
+    ///
+    /// The subscriber holds `object` strongly until the publisher completes or the returned
+    /// cancellable is cancelled. - Returns: A cancellable instance that ends the assignment.
+    public func assign<Root>(to keyPath: ReferenceWritableKeyPath<Root, Output>, on object: Root) -> AnyCancellable {
+        let subscriber = Subscribers.Assign(object: object, keyPath: keyPath)
+        subscribe(subscriber)
+        return AnyCancellable(subscriber)
+    }
+}
