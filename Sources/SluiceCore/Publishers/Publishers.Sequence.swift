@@ -2,8 +2,8 @@ extension Publishers {
     /// A publisher that publishes a given sequence of elements.
     ///
     /// Elements are sent only as the subscriber requests them; `.finished` follows the last one
-    /// immediately (an empty sequence finishes on subscription, without needing demand). When the
-    /// subscriber cancels, no more elements are read from the sequence.
+    /// immediately (an empty sequence finishes on subscription, without needing demand). After the
+    /// subscriber cancels, nothing more is sent.
     public struct Sequence<Elements: Swift.Sequence, Failure: Error>: Publisher {
         /// The kind of values published by this publisher: the sequence's elements.
         public typealias Output = Elements.Element
@@ -35,7 +35,11 @@ extension Publishers.Sequence: Equatable where Elements: Equatable {}
 extension Publishers.Sequence: Sendable where Elements: Sendable {}
 
 extension Publishers.Sequence {
-    /// The subscription: a pump that sends elements while there is demand.
+    /// The subscription: a pump that sends elements while there is demand, then ``completion``.
+    ///
+    /// Shared with ``Record``, which replays its recorded output through it followed by the
+    /// recorded completion (`completion` and `name` exist for it; `Publishers.Sequence` finishes and
+    /// describes itself by its sequence).
     ///
     /// Only the thread that is pumping touches the iterator (the `isPumping` flag, set and cleared
     /// under the lock, hands it over), so the sequence's own code runs outside the lock. A request
@@ -54,13 +58,22 @@ extension Publishers.Sequence {
         /// The element to send next; owned by the pumping thread.
         @usableFromInline var next: Elements.Element?
         @usableFromInline let sequence: Elements
+        /// Sent after the last element.
+        @usableFromInline let completion: Subscribers.Completion<Failure>
+        /// The description, when not the sequence's own (`"Record"`).
+        @usableFromInline let name: String?
 
         @inlinable
-        init(downstream: S, iterator: Elements.Iterator, first: Elements.Element, sequence: Elements) {
+        init(
+            downstream: S, iterator: Elements.Iterator, first: Elements.Element, sequence: Elements,
+            completion: Subscribers.Completion<Failure> = .finished, name: String? = nil
+        ) {
             self.downstream = downstream
             self.iterator = iterator
             next = first
             self.sequence = sequence
+            self.completion = completion
+            self.name = name
         }
 
         @inlinable
@@ -111,7 +124,7 @@ extension Publishers.Sequence {
                     return claim()
                 }
                 if finished {
-                    if proceed { downstream.receive(completion: .finished) }
+                    if proceed { downstream.receive(completion: completion) }
                     return
                 }
                 if !proceed { return }
@@ -127,8 +140,8 @@ extension Publishers.Sequence {
             _ = released
         }
 
-        /// The sequence, as `String(describing:)` shows it.
-        @usableFromInline var description: String { String(describing: sequence) }
+        /// The sequence, as `String(describing:)` shows it (or ``name``, when set).
+        @usableFromInline var description: String { name ?? String(describing: sequence) }
         @usableFromInline var customMirror: Mirror { Mirror(self, children: ["sequence": sequence]) }
         @usableFromInline var playgroundDescription: Any { description }
     }

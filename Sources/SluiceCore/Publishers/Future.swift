@@ -1,0 +1,224 @@
+/// A publisher that eventually produces a single value and then finishes or fails.
+///
+/// The closure given to ``init(_:)`` runs at once, during initialization, and receives a
+/// ``Promise`` to call — now or later, from any thread — with the result. Only the first call
+/// counts; later calls are ignored. The result is kept and replayed to every subscriber, including
+/// those that subscribe after it arrived:
+///
+/// - a value is delivered once the subscriber has requested demand (any non-zero amount), and is
+///   immediately followed by `.finished`;
+/// - a failure is delivered without waiting for demand.
+///
+/// Nothing is delivered after a subscriber cancels. Subscribing, cancelling and fulfilling the
+/// promise are thread-safe and may happen concurrently. Wrap a `Future` in ``Deferred`` to run the
+/// closure only when a subscriber arrives.
+///
+/// The promise keeps the future alive until the promise itself is released; the future releases
+/// its waiting subscribers once it has delivered the result or they have cancelled.
+public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendable {
+    /// A type that represents a closure to invoke in the future, when an element or error is
+    /// available.
+    ///
+    /// The promise closure receives one parameter: a `Result` that contains either a single element
+    /// published by a ``Future``, or an error.
+    public typealias Promise = (Result<Output, Failure>) -> Void
+
+    @usableFromInline
+    let lock = Lock()
+
+    /// The result, once the promise has been fulfilled. Guarded by `lock`.
+    @usableFromInline
+    var result: Result<Output, Failure>?
+
+    /// Subscriptions attached before the result arrived. Guarded by `lock`; emptied on fulfilment.
+    @usableFromInline
+    var waiting = ContiguousArray<FutureConduit<Output, Failure>>()
+
+    /// Creates a publisher that invokes a promise closure when the publisher emits an element.
+    ///
+    /// - Parameter attemptToFulfill: A closure that the future runs immediately, passing it the
+    ///   ``Promise`` to call when the publisher emits an element or terminates with an error.
+    public init(_ attemptToFulfill: @escaping (@escaping Promise) -> Void) {
+        attemptToFulfill { result in self.fulfill(result) }
+    }
+
+    /// Keeps the first result and hands it to every subscription waiting for it. Later calls are
+    /// ignored.
+    @usableFromInline
+    func fulfill(_ result: Result<Output, Failure>) {
+        let waiting = lock.withLock { () -> ContiguousArray<FutureConduit<Output, Failure>>? in
+            guard self.result == nil else { return nil }
+            self.result = result
+            defer { self.waiting = [] }
+            return self.waiting
+        }
+        guard let waiting else { return }
+        for conduit in waiting {
+            conduit.fulfill(result)
+        }
+    }
+
+    /// Attaches a subscriber. It receives the value after requesting demand once the promise is
+    /// fulfilled (at once if it already was), or the failure as soon as it is known.
+    @inlinable
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+        let conduit = lock.withLock { () -> FutureSubscription<S> in
+            if let result {
+                return FutureSubscription(downstream: subscriber, future: nil, result: result)
+            }
+            let conduit = FutureSubscription(downstream: subscriber, future: self, result: nil)
+            waiting.append(conduit)
+            return conduit
+        }
+        subscriber.receive(subscription: conduit)
+        conduit.subscriptionDelivered()
+    }
+
+    /// Forgets a cancelled subscription that was waiting for the result.
+    @usableFromInline
+    func remove(_ conduit: FutureConduit<Output, Failure>) {
+        let removed = lock.withLock { () -> FutureConduit<Output, Failure>? in
+            guard let index = waiting.firstIndex(where: { $0 === conduit }) else { return nil }
+            return waiting.remove(at: index)
+        }
+        _ = removed  // released outside the lock
+    }
+}
+
+/// A future's view of one subscription: the erased interface it hands the result through.
+@usableFromInline
+class FutureConduit<Output, Failure: Error>: @unchecked Sendable {
+    @inlinable
+    init() {}
+
+    /// Receives the future's result.
+    @usableFromInline
+    func fulfill(_ result: Result<Output, Failure>) { fatalError("abstract") }
+}
+
+/// One subscriber's subscription to a ``Future``.
+///
+/// It delivers when it knows the result and the subscriber is ready for it: a value once demand
+/// was requested, a failure once `receive(subscription:)` has returned (or demand was requested).
+/// Every event (result, request, end of `receive(subscription:)`) re-checks that condition under
+/// the lock; the one that meets it takes the downstream, so delivery happens exactly once and
+/// outside the lock.
+@usableFromInline
+final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>, Subscription,
+    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    @usableFromInline typealias Output = S.Input
+    @usableFromInline typealias Failure = S.Failure
+
+    @usableFromInline let lock = Lock()
+    @usableFromInline var downstream: S?
+    /// The future, while this subscription waits in its list (so a cancel can leave it).
+    @usableFromInline var future: Future<Output, Failure>?
+    @usableFromInline var result: Result<Output, Failure>?
+    @usableFromInline var hasDemand = false
+    /// `receive(subscription:)` has returned.
+    @usableFromInline var isReady = false
+    /// `cancel()` was called (possibly from inside `receive(_:)`, between value and completion).
+    @usableFromInline var isCancelled = false
+
+    /// What to deliver, decided under the lock and done outside it.
+    @usableFromInline
+    enum Delivery {
+        case nothing
+        case value(Output, S)
+        case failure(Failure, S)
+    }
+
+    @inlinable
+    init(downstream: S, future: Future<Output, Failure>?, result: Result<Output, Failure>?) {
+        self.downstream = downstream
+        self.future = future
+        self.result = result
+    }
+
+    @usableFromInline
+    override func fulfill(_ result: Result<Output, Failure>) {
+        deliver(lock.withLock { () -> Delivery in
+            future = nil
+            guard downstream != nil else { return .nothing }
+            self.result = result
+            return decide()
+        })
+    }
+
+    /// Called by the future once `receive(subscription:)` has returned.
+    @inlinable
+    func subscriptionDelivered() {
+        deliver(lock.withLock { () -> Delivery in
+            isReady = true
+            return decide()
+        })
+    }
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        deliver(lock.withLock { () -> Delivery in
+            hasDemand = true
+            return decide()
+        })
+    }
+
+    @inlinable
+    func cancel() {
+        let released = lock.withLock { () -> (Future<Output, Failure>?, S?, Result<Output, Failure>?) in
+            defer {
+                isCancelled = true
+                future = nil
+                downstream = nil
+                result = nil
+            }
+            return (future, downstream, result)
+        }
+        released.0?.remove(self)
+    }
+
+    /// With the lock held: if the result can be delivered now, ends the subscription and returns
+    /// the delivery.
+    @inlinable
+    func decide() -> Delivery {
+        guard let downstream, let result else { return .nothing }
+        let delivery: Delivery
+        switch result {
+        case .success(let value):
+            guard hasDemand else { return .nothing }
+            delivery = .value(value, downstream)
+        case .failure(let error):
+            guard hasDemand || isReady else { return .nothing }
+            delivery = .failure(error, downstream)
+        }
+        self.downstream = nil
+        self.result = nil
+        future = nil
+        return delivery
+    }
+
+    /// Performs a delivery. Called without the lock.
+    @inlinable
+    func deliver(_ delivery: Delivery) {
+        switch delivery {
+        case .nothing:
+            return
+        case .value(let value, let downstream):
+            _ = downstream.receive(value)
+            // A subscriber that cancelled from inside `receive(_:)` gets no completion.
+            if !lock.withLock({ isCancelled }) {
+                downstream.receive(completion: .finished)
+            }
+        case .failure(let error, let downstream):
+            downstream.receive(completion: .failure(error))
+        }
+    }
+
+    /// `"Future"`.
+    @usableFromInline var description: String { "Future" }
+    @usableFromInline var customMirror: Mirror {
+        lock.withLock { Mirror(self, children: ["downstream": downstream as Any, "result": result as Any]) }
+    }
+    @usableFromInline var playgroundDescription: Any { description }
+}
