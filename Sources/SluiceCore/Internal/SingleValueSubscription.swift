@@ -7,6 +7,8 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
 {
     @usableFromInline let lock = Lock()
     @usableFromInline var downstream: S?
+    /// Set by `cancel()`: a cancel from inside `receive(_:)` suppresses the completion.
+    @usableFromInline var isCancelled = false
     @usableFromInline let value: S.Input
     @usableFromInline let name: String
 
@@ -25,12 +27,14 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
             return self.downstream
         }) else { return }
         _ = downstream.receive(value)
+        if lock.withLock({ isCancelled }) { return }
         downstream.receive(completion: .finished)
     }
 
     @inlinable
     func cancel() {
         let released = lock.withLock { () -> S? in
+            isCancelled = true
             defer { downstream = nil }
             return downstream
         }

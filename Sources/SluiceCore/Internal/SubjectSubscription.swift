@@ -135,13 +135,15 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         if !queue.isEmpty {
             return .value(queue.removeFirst(), downstream)
         }
-        if let completion = pendingCompletion {
-            return terminate(with: completion, downstream)
-        }
+        // A kept latest value whose demand arrived during this delivery was owed before the
+        // completion that arrived later.
         if let value = pendingValue, demand > 0 {
             pendingValue = nil
             demand -= 1
             return .value(value, downstream)
+        }
+        if let completion = pendingCompletion {
+            return terminate(with: completion, downstream)
         }
         isDelivering = false
         return .idle
@@ -183,7 +185,10 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @usableFromInline
     var description: String { name }
     @usableFromInline
-    var customMirror: Mirror { Mirror(self, children: ["downstream": downstream as Any, "demand": demand]) }
+    var customMirror: Mirror {
+        let (downstream, demand) = lock.withLock { (self.downstream, self.demand) }
+        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+    }
     @usableFromInline
     var playgroundDescription: Any { description }
 }

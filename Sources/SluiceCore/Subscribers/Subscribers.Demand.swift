@@ -5,7 +5,7 @@ extension Subscribers {
     /// added to or subtracted from `.unlimited` stays `.unlimited`, a finite demand never goes below
     /// `.max(0)` (``none``), and a sum too large for `Int` becomes `.unlimited`.
     @frozen
-    public struct Demand: Equatable, Hashable, Codable, CustomStringConvertible, Sendable {
+    public struct Demand: Equatable, Comparable, Hashable, Codable, CustomStringConvertible, Sendable {
         /// The demand count; `UInt.max` means unlimited.
         @usableFromInline
         let rawValue: UInt
@@ -172,17 +172,18 @@ extension Subscribers {
 
         // MARK: Codable
 
-        /// Creates a demand instance from a decoder (a single unsigned integer; `UInt.max` is
-        /// unlimited).
+        /// Creates a demand instance from a decoder (a single unsigned integer; any count above
+        /// `Int.max` is unlimited).
         public init(from decoder: any Decoder) throws {
             let raw = try decoder.singleValueContainer().decode(UInt.self)
             self.init(rawValue: raw > UInt(Int.max) ? Demand.unlimitedRaw : raw)
         }
 
-        /// Encodes the demand to the provided encoder.
+        /// Encodes the demand to the provided encoder: a single unsigned integer, with `.unlimited`
+        /// written as `Int.max + 1` as Apple's Combine writes it.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
+            try container.encode(rawValue == Demand.unlimitedRaw ? UInt(Int.max) + 1 : rawValue)
         }
     }
 }

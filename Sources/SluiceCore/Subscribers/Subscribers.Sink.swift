@@ -1,17 +1,22 @@
+import Synchronization
+
 extension Subscribers {
     /// A simple subscriber that requests an unlimited number of values upon subscription.
     ///
     /// A sink calls ``receiveValue`` for every value and ``receiveCompletion`` once at the end. It
     /// releases its subscription on completion or ``cancel()``; events arriving after either are
-    /// ignored. Values are delivered without taking a lock, on whatever thread the publisher uses.
+    /// ignored. On completion it also releases its closures (replacing them with no-ops), so a
+    /// closure that captures the owner of the sink's `AnyCancellable` does not keep it alive once
+    /// the publisher has finished. Values are delivered without taking a lock, on whatever thread
+    /// the publisher uses.
     public final class Sink<Input, Failure: Error>: Subscriber, Cancellable, CustomStringConvertible,
         CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
     {
-        /// The closure to execute on receipt of a value.
-        public let receiveValue: (Input) -> Void
+        /// The closure to execute on receipt of a value (a no-op once the sink has completed).
+        public var receiveValue: (Input) -> Void { lock.withLock { valueHandler } }
 
-        /// The closure to execute on completion.
-        public let receiveCompletion: (Subscribers.Completion<Failure>) -> Void
+        /// The closure to execute on completion (a no-op once the sink has completed).
+        public var receiveCompletion: (Subscribers.Completion<Failure>) -> Void { lock.withLock { completionHandler } }
 
         @usableFromInline
         let lock = Lock()
@@ -19,13 +24,26 @@ extension Subscribers {
         @usableFromInline
         var upstream = UpstreamStatus()
 
+        /// Written (under `lock`) only when the completion arrives; `receive(_:)` reads it without
+        /// the lock, which is safe because a publisher never sends a value concurrently with, or
+        /// after, its completion (the contract serialises them).
+        @usableFromInline
+        var valueHandler: (Input) -> Void
+
+        @usableFromInline
+        var completionHandler: (Subscribers.Completion<Failure>) -> Void
+
+        /// Set once cancelled or completed; lets `receive(_:)` drop late values without the lock.
+        @usableFromInline
+        let isTerminated = Atomic<Bool>(false)
+
         /// Initializes a sink with the provided closures.
         public init(
             receiveCompletion: @escaping (Subscribers.Completion<Failure>) -> Void,
             receiveValue: @escaping (Input) -> Void
         ) {
-            self.receiveCompletion = receiveCompletion
-            self.receiveValue = receiveValue
+            completionHandler = receiveCompletion
+            valueHandler = receiveValue
         }
 
         /// Keeps the first subscription and requests `.unlimited` from it; cancels any later one.
@@ -37,24 +55,38 @@ extension Subscribers {
             }
         }
 
-        /// Calls ``receiveValue`` and returns `.none` (the demand is already unlimited).
+        /// Calls ``receiveValue`` (unless cancelled or completed) and returns `.none`: the demand
+        /// is already unlimited.
         @inlinable
         public func receive(_ value: Input) -> Subscribers.Demand {
-            receiveValue(value)
+            if !isTerminated.load(ordering: .acquiring) {
+                valueHandler(value)
+            }
             return .none
         }
 
-        /// Releases the subscription and calls ``receiveCompletion``, unless already cancelled or
-        /// completed.
+        /// Releases the subscription and the closures, then calls the completion closure, unless
+        /// already cancelled or completed.
         public func receive(completion: Subscribers.Completion<Failure>) {
-            if lock.withLock({ upstream.finish() }) {
-                receiveCompletion(completion)
+            let handlers = lock.withLock { () -> ((Input) -> Void, (Subscribers.Completion<Failure>) -> Void)? in
+                guard upstream.finish() else { return nil }
+                isTerminated.store(true, ordering: .releasing)
+                defer {
+                    valueHandler = { _ in }
+                    completionHandler = { _ in }
+                }
+                return (valueHandler, completionHandler)
             }
+            handlers?.1(completion)  // the closures are released when `handlers` goes, outside the lock
         }
 
-        /// Cancels the subscription and releases it. Idempotent and thread-safe.
+        /// Cancels the subscription and releases it; later events are ignored. Idempotent and
+        /// thread-safe.
         public func cancel() {
-            lock.withLock { upstream.detach() }?.cancel()
+            lock.withLock { () -> (any Subscription)? in
+                isTerminated.store(true, ordering: .releasing)
+                return upstream.detach()
+            }?.cancel()
         }
 
         /// `"Sink"`.

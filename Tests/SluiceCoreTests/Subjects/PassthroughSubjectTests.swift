@@ -1,0 +1,451 @@
+import Dispatch
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("PassthroughSubject")
+struct PassthroughSubjectTests {
+    // MARK: Values and completion
+
+    @Test func deliversValuesThenFinished() {
+        let subject = PassthroughSubject<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(2)
+        subject.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "value(1)", "value(2)", "finished"])
+    }
+
+    @Test func deliversFailure() {
+        let subject = PassthroughSubject<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(completion: .failure(TestError(code: 9)))
+        #expect(subscriber.values == [1])
+        #expect(subscriber.completion == .failure(TestError(code: 9)))
+    }
+
+    @Test func ignoresEverythingAfterCompletion() {
+        let subject = PassthroughSubject<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        subject.subscribe(subscriber)
+        subject.send(completion: .finished)
+        subject.send(1)
+        subject.send(completion: .failure(TestError()))
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "finished"])
+    }
+
+    @Test func completionReachesASubscriberWithoutDemand() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "finished"])
+    }
+
+    @Test func lateSubscriberReceivesTheCompletionAtOnce() {
+        let subject = PassthroughSubject<Int, TestError>()
+        subject.send(completion: .failure(TestError(code: 2)))
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        subject.subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(Empty)", "failure(TestError(code: 2))"])
+        let finished = PassthroughSubject<Int, Never>()
+        finished.send(completion: .finished)
+        let late = TestSubscriber<Int, Never>()
+        finished.subscribe(late)
+        #expect(late.eventDescriptions == ["subscription(Empty)", "finished"])
+    }
+
+    @Test func voidSubjectSend() {
+        let subject = PassthroughSubject<Void, Never>()
+        var count = 0
+        let cancellable = subject.sink { count += 1 }
+        subject.send()
+        subject.send()
+        #expect(count == 2)
+        _ = cancellable
+    }
+
+    // MARK: Demand
+
+    @Test func dropsValuesSentWithoutDemand() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subscriber.request(.max(2))
+        subject.send(2)
+        subject.send(3)
+        subject.send(4)  // demand exhausted: dropped, not buffered
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [2, 3])
+        subject.send(5)
+        #expect(subscriber.values == [2, 3, 5])
+    }
+
+    @Test func limitedDemandOneAtATime() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        subject.subscribe(subscriber)
+        // One unit of demand at a time, renewed after every other send: the value sent while the
+        // demand is used up is dropped.
+        for value in 1...6 {
+            subject.send(value)
+            if value.isMultiple(of: 2) { subscriber.request(.max(1)) }
+        }
+        #expect(subscriber.values == [1, 3, 5])
+    }
+
+    @Test func demandReturnedFromReceiveIsAdded() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1), demandPerValue: .max(1))
+        subject.subscribe(subscriber)
+        for value in 1...5 { subject.send(value) }
+        #expect(subscriber.values == [1, 2, 3, 4, 5])
+
+        let twoPerValue = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        twoPerValue.onValue = { value, _ in value == 1 ? .max(2) : .none }
+        subject.subscribe(twoPerValue)
+        for value in 1...5 { subject.send(value) }
+        #expect(twoPerValue.values == [1, 2, 3])
+    }
+
+    @Test func eachSubscriberHasItsOwnDemand() {
+        let subject = PassthroughSubject<Int, Never>()
+        let unlimited = TestSubscriber<Int, Never>()
+        let one = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        let none = TestSubscriber<Int, Never>(initialDemand: .none)
+        subject.subscribe(unlimited)
+        subject.subscribe(one)
+        subject.subscribe(none)
+        subject.send(1)
+        subject.send(2)
+        #expect(unlimited.values == [1, 2])
+        #expect(one.values == [1])
+        #expect(none.values == [])
+    }
+
+    @Test func requestingFromInsideReceiveSubscriptionDeliversOnlyLaterValues() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        subscriber.onSubscription = { $0.request(.max(2)) }
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(2)
+        subject.send(3)
+        #expect(subscriber.values == [1, 2])
+    }
+
+    @Test func zeroDemandStopsTheProgram() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let subject = PassthroughSubject<Int, Never>()
+            let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+            subject.subscribe(subscriber)
+            subscriber.request(.none)
+        }
+        if let result {
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("must not be called with .none"), "stderr: \(message)")
+        }
+    }
+
+    // MARK: Cancellation
+
+    @Test func nothingArrivesAfterCancel() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subscriber.subscription?.cancel()
+        subject.send(2)
+        subject.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "value(1)"])
+    }
+
+    @Test func cancelIsIdempotentAndLeavesOtherSubscribersAlone() {
+        let subject = PassthroughSubject<Int, Never>()
+        let first = TestSubscriber<Int, Never>()
+        let second = TestSubscriber<Int, Never>()
+        subject.subscribe(first)
+        subject.subscribe(second)
+        let subscription = first.subscription
+        subscription?.cancel()
+        subscription?.cancel()
+        subject.send(1)
+        #expect(first.values == [])
+        #expect(second.values == [1])
+    }
+
+    @Test func cancelFromInsideReceive() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subscriber.onValue = { value, subscriber in
+            if value == 2 { subscriber.cancel() }
+            return .none
+        }
+        subject.subscribe(subscriber)
+        for value in 1...4 { subject.send(value) }
+        subject.send(completion: .finished)
+        #expect(subscriber.values == [1, 2])
+        #expect(subscriber.completion == nil)
+    }
+
+    @Test func cancelFromInsideReceiveSubscription() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subscriber.onSubscription = { $0.cancel() }
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)"])
+    }
+
+    @Test func releasesTheSubscriberOnCancel() {
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            subject.subscribe(subscriber)
+            subscriber.subscription?.cancel()
+        }
+        #expect(weakSubscriber == nil)
+    }
+
+    @Test func releasesTheSubscriberOnCompletion() {
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            subject.subscribe(subscriber)
+        }
+        #expect(weakSubscriber != nil)
+        subject.send(completion: .finished)
+        #expect(weakSubscriber == nil)
+    }
+
+    @Test func aReleasedCancellableReleasesTheSubscription() {
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakToken: Token?
+        var cancellable: AnyCancellable?
+        do {
+            let token = Token()
+            weakToken = token
+            cancellable = subject.sink { token.value = $0 }
+        }
+        subject.send(1)
+        #expect(weakToken?.value == 1)
+        cancellable = nil
+        #expect(weakToken == nil)
+        _ = cancellable
+    }
+
+    // MARK: Re-entrancy
+
+    @Test func reentrantSendIsQueuedUntilTheCurrentReceiveReturns() {
+        let subject = PassthroughSubject<Int, Never>()
+        var log: [String] = []
+        let cancellable = subject.sink { value in
+            log.append("begin \(value)")
+            if value == 1 {
+                subject.send(2)
+                subject.send(3)
+            }
+            log.append("end \(value)")
+        }
+        subject.send(1)
+        #expect(log == ["begin 1", "end 1", "begin 2", "end 2", "begin 3", "end 3"])
+        _ = cancellable
+    }
+
+    @Test func reentrantCompletionFollowsTheQueuedValues() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subscriber.onValue = { value, _ in
+            if value == 1 {
+                subject.send(2)
+                subject.send(completion: .finished)
+                subject.send(3)
+            }
+            return .none
+        }
+        subject.subscribe(subscriber)
+        subject.send(1)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "value(1)", "value(2)", "finished"])
+    }
+
+    @Test func reentrantRequestFromInsideReceive() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        subscriber.onValue = { _, subscriber in
+            subscriber.request(.max(1))
+            return .none
+        }
+        subject.subscribe(subscriber)
+        for value in 1...3 { subject.send(value) }
+        #expect(subscriber.values == [1, 2, 3])
+    }
+
+    @Test func reentrantSubscribeFromInsideReceive() {
+        let subject = PassthroughSubject<Int, Never>()
+        let late = TestSubscriber<Int, Never>()
+        var subscribed = false
+        let cancellable = subject.sink { _ in
+            if !subscribed {
+                subscribed = true
+                subject.subscribe(late)
+            }
+        }
+        subject.send(1)
+        subject.send(2)
+        #expect(late.values == [2])
+        _ = cancellable
+    }
+
+    // MARK: Upstream subscriptions
+
+    @Test func sendSubscriptionRequestsUnlimited() {
+        let subject = PassthroughSubject<Int, Never>()
+        let upstream = ManualPublisher<Int, Never>.Subscription()
+        subject.send(subscription: upstream)
+        #expect(upstream.requests == [.unlimited])
+        #expect(upstream.cancelCount == 0)
+    }
+
+    @Test func sendSubscriptionAfterCompletionCancelsIt() {
+        let subject = PassthroughSubject<Int, Never>()
+        subject.send(completion: .finished)
+        let upstream = ManualPublisher<Int, Never>.Subscription()
+        subject.send(subscription: upstream)
+        #expect(upstream.requests.isEmpty)
+        #expect(upstream.cancelCount == 1)
+    }
+
+    // MARK: Concurrency
+
+    @Test func concurrentSendsAreDeliveredExactlyOnceWithoutOverlap() {
+        let subject = PassthroughSubject<Int, Never>()
+        let threads = 4
+        let perThread = 2_000
+        let subscriberCount = 3
+        var detectors: [OverlapDetector] = []
+        var received: [Shared<[Int]>] = []
+        var cancellables: [AnyCancellable] = []
+        for _ in 0..<subscriberCount {
+            let detector = OverlapDetector()
+            let values = Shared<[Int]>([])
+            detectors.append(detector)
+            received.append(values)
+            subject.sink { value in
+                detector.enter()
+                values.mutate { $0.append(value) }
+                detector.leave()
+            }.store(in: &cancellables)
+        }
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<perThread { subject.send(thread * perThread + index) }
+        }
+        for index in 0..<subscriberCount {
+            #expect(detectors[index].overlaps == 0)
+            let values = received[index].value
+            #expect(values.count == threads * perThread)
+            #expect(Set(values).count == threads * perThread)
+            // Each sending thread's values arrive in the order it sent them.
+            for thread in 0..<threads {
+                let ofThread = values.filter { $0 / perThread == thread }
+                #expect(ofThread == ofThread.sorted())
+            }
+        }
+    }
+
+    @Test func concurrentSendsNeverExceedDemand() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(100))
+        subject.subscribe(subscriber)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<1_000 { subject.send(thread * 1_000 + index) }
+        }
+        #expect(subscriber.values.count == 100)
+        #expect(Set(subscriber.values).count == 100)
+    }
+
+    @Test func concurrentRequestsAndSends() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        let detector = OverlapDetector()
+        subscriber.onValue = { _, _ in
+            detector.enter()
+            detector.leave()
+            return .none
+        }
+        subject.subscribe(subscriber)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<1_000 {
+                if thread == 0 {
+                    if index < 500 { subscriber.request(.max(1)) }
+                } else {
+                    subject.send(index)
+                }
+            }
+        }
+        #expect(detector.overlaps == 0)
+        #expect(subscriber.values.count <= 500)
+    }
+
+    @Test func concurrentSubscribeCancelAndSend() {
+        let subject = PassthroughSubject<Int, Never>()
+        let stable = TestSubscriber<Int, Never>()
+        subject.subscribe(stable)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            if thread == 0 {
+                for index in 0..<2_000 { subject.send(index) }
+            } else {
+                for _ in 0..<300 {
+                    let subscriber = TestSubscriber<Int, Never>()
+                    subject.subscribe(subscriber)
+                    subscriber.cancel()
+                }
+            }
+        }
+        #expect(stable.values == Array(0..<2_000))
+        subject.send(completion: .finished)
+        #expect(stable.completion == .finished)
+    }
+
+    @Test func concurrentCompletionIsDeliveredOnceAfterAcceptedValues() {
+        for _ in 0..<20 {
+            let subject = PassthroughSubject<Int, Never>()
+            let subscriber = TestSubscriber<Int, Never>()
+            subject.subscribe(subscriber)
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                if thread == 0 {
+                    subject.send(completion: .finished)
+                } else {
+                    for index in 0..<200 { subject.send(index) }
+                }
+            }
+            let events = subscriber.events
+            let completions = events.filter { if case .completion = $0 { true } else { false } }
+            #expect(completions.count == 1)
+            if case .completion = events.last {} else { Issue.record("the completion is not the last event: \(events)") }
+        }
+    }
+
+    // MARK: Descriptions
+
+    @Test func subscriptionDescriptions() {
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(2))
+        subject.subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        #expect(String(describing: subscription) == "PassthroughSubject")
+        #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "PassthroughSubject")
+        let mirror = Mirror(reflecting: subscription)
+        #expect(mirror.children.map(\.label) == ["downstream", "demand"])
+        #expect(mirror.children.first { $0.label == "demand" }?.value as? Subscribers.Demand == .max(2))
+    }
+}

@@ -1,0 +1,75 @@
+@testable import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("SubjectSubscriber")
+struct SubjectSubscriberTests {
+    @Test func handsItselfToTheSubjectAsItsUpstreamSubscription() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subject = PassthroughSubject<Int, Never>()
+        let bridge = SubjectSubscriber(subject)
+        upstream.subscribe(bridge)
+        // The subject asked the bridge for `.unlimited`; the bridge forwarded it upstream.
+        #expect(upstream.subscription.requests == [.unlimited])
+        #expect(subject.core.upstreams.count == 1)
+        #expect(subject.core.upstreams.first as? SubjectSubscriber<PassthroughSubject<Int, Never>> === bridge)
+    }
+
+    @Test func forwardsRequestsUpstream() {
+        let upstream = ManualPublisher<Int, Never>()
+        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        upstream.subscribe(bridge)
+        bridge.request(.max(3))
+        #expect(upstream.subscription.requests == [.unlimited, .max(3)])
+    }
+
+    @Test func returnsNoAdditionalDemand() {
+        let upstream = ManualPublisher<Int, Never>()
+        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        upstream.subscribe(bridge)
+        #expect(upstream.send(1) == .none)
+    }
+
+    @Test func cancelsASecondSubscription() {
+        let first = ManualPublisher<Int, Never>()
+        let second = ManualPublisher<Int, Never>()
+        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        first.subscribe(bridge)
+        second.subscribe(bridge)
+        #expect(second.subscription.cancelCount == 1)
+        #expect(second.subscription.requests.isEmpty)
+        #expect(first.subscription.cancelCount == 0)
+    }
+
+    @Test func cancelsASubscriptionArrivingAfterCancel() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subject = PassthroughSubject<Int, Never>()
+        let bridge = SubjectSubscriber(subject)
+        bridge.cancel()
+        upstream.subscribe(bridge)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subject.core.upstreams.isEmpty)
+    }
+
+    @Test func requestAfterCancelIsIgnored() {
+        let upstream = ManualPublisher<Int, Never>()
+        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        upstream.subscribe(bridge)
+        bridge.cancel()
+        bridge.request(.max(1))
+        #expect(upstream.subscription.requests == [.unlimited])
+    }
+
+    @Test func description() {
+        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        #expect(String(describing: bridge) == "Subject")
+        #expect(bridge.playgroundDescription as? String == "Subject")
+    }
+
+    @Test func zeroDemandStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+            bridge.request(.none)
+        }
+    }
+}
