@@ -44,19 +44,37 @@ public final class TestSubscriber<Input, Failure: Error>: Subscriber, Cancellabl
     /// Runs after the subscription is recorded (and after `initialDemand` was requested).
     public var onSubscription: ((TestSubscriber) -> Void)? {
         get { lock.withLock { hooks.subscription } }
-        set { lock.withLock { hooks.subscription = newValue } }
+        set {
+            let replaced = lock.withLock { () -> ((TestSubscriber) -> Void)? in
+                defer { hooks.subscription = newValue }
+                return hooks.subscription
+            }
+            _ = replaced  // released outside the lock
+        }
     }
 
     /// Runs after each value is recorded; its returned demand is added to `demandPerValue`.
     public var onValue: ((Input, TestSubscriber) -> Subscribers.Demand)? {
         get { lock.withLock { hooks.value } }
-        set { lock.withLock { hooks.value = newValue } }
+        set {
+            let replaced = lock.withLock { () -> ((Input, TestSubscriber) -> Subscribers.Demand)? in
+                defer { hooks.value = newValue }
+                return hooks.value
+            }
+            _ = replaced  // released outside the lock
+        }
     }
 
     /// Runs after the completion is recorded.
     public var onCompletion: ((Subscribers.Completion<Failure>, TestSubscriber) -> Void)? {
         get { lock.withLock { hooks.completion } }
-        set { lock.withLock { hooks.completion = newValue } }
+        set {
+            let replaced = lock.withLock { () -> ((Subscribers.Completion<Failure>, TestSubscriber) -> Void)? in
+                defer { hooks.completion = newValue }
+                return hooks.completion
+            }
+            _ = replaced  // released outside the lock
+        }
     }
 
     private struct Hooks {
@@ -120,8 +138,9 @@ public final class TestSubscriber<Input, Failure: Error>: Subscriber, Cancellabl
 
     /// Records the subscription, keeps the first one, and requests `initialDemand`.
     public func receive(subscription: any Subscription) {
+        let name = String(describing: subscription)  // outside the lock: it calls into the subscription
         let (first, hook) = lock.withLock { () -> (Bool, ((TestSubscriber) -> Void)?) in
-            recorded.append(.subscription(String(describing: subscription)))
+            recorded.append(.subscription(name))
             subscriptionCount += 1
             guard upstream == nil, !cancelled else { return (false, nil) }
             upstream = subscription

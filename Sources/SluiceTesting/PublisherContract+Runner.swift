@@ -1,0 +1,368 @@
+import Synchronization
+import SluiceCore
+
+/// The knobs of one verification.
+struct ContractConfiguration: Sendable {
+    var settle: Duration
+    var timeout: Duration
+    var valueLimit: Int
+}
+
+/// What one scenario shares between the runner (async side) and the scenario's threads.
+///
+/// The runner only reads `probe` while jobs may run, and writes `probe`/`fixture` only when no job
+/// is running (each job's completion is published through a lock-backed signal), so the unchecked
+/// conformance is sound. The fixture is touched only from jobs.
+final class ContractScenarioContext<P: Publisher & SendableMetatype>: @unchecked Sendable {
+    var probe: ContractProbe<P.Output, P.Failure>?
+    var fixture: PublisherContract.Fixture<P>?
+    /// Position in the bursts cycle; touched only from jobs.
+    var burst = 0
+
+    init(probe: ContractProbe<P.Output, P.Failure>) {
+        self.probe = probe
+    }
+}
+
+/// A weak reference, for the release check.
+final class ContractWeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
+}
+
+/// Lets a few threads start their work together (bounded: a thread that never arrives delays the
+/// others by at most 50 ms).
+final class ContractBarrier: Sendable {
+    private let arrived = Atomic<Int>(0)
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func arriveAndWait() {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        let deadline = ContinuousClock.now + .milliseconds(50)
+        while arrived.load(ordering: .acquiring) < count && ContinuousClock.now < deadline {
+            contractYield()
+        }
+    }
+}
+
+/// Runs one scenario against a fresh fixture and returns its violations.
+struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
+    typealias Probe = ContractProbe<P.Output, P.Failure>
+    typealias Scenario = PublisherContract.Scenario
+    typealias Violation = PublisherContract.Violation
+
+    let scenario: Scenario
+    let configuration: ContractConfiguration
+    let makeFixture: @Sendable () -> PublisherContract.Fixture<P>
+
+    /// A call that did not return.
+    private struct Hang {
+        let label: String
+        let inFlight: [String]
+        let parkedRunaway: Bool
+    }
+
+    private var plan: ContractProbePlan {
+        var plan = ContractProbePlan(valueLimit: configuration.valueLimit)
+        switch scenario.kind {
+        case .unlimited:
+            plan.initialDemand = .unlimited
+        case .oneAtATime:
+            plan.initialDemand = .max(1)
+        case .bursts:
+            plan.initialDemand = .max(3)
+        case .demandFromReceive:
+            plan.initialDemand = .max(1)
+            plan.returnedDemand = .max(1)
+        case .requestInsideReceive:
+            plan.initialDemand = .max(1)
+            plan.requestInsideReceive = .max(1)
+        case .cancelInsideReceive:
+            plan.initialDemand = .unlimited
+            plan.cancelInsideReceiveAt = 1
+        case .cancelMidStream:
+            plan.initialDemand = .max(2)
+        case .concurrent:
+            plan.dwellsInReceive = true
+        case .cancelEarly, .lateDemand:
+            break
+        }
+        return plan
+    }
+
+    /// The bursts the pull loop requests, in turn, once the previous one is delivered.
+    private static func bursts(for kind: Scenario.Kind) -> [[Subscribers.Demand]] {
+        kind == .bursts ? [[.max(1)], [.max(2), .max(2)], [.max(5)], [.max(3)]] : [[.max(1)]]
+    }
+
+    func run() async -> [Violation] {
+        let context = ContractScenarioContext<P>(probe: Probe(plan: plan))
+        let worker = ContractWorker()
+        defer { worker.close() }
+        let hang = await drive(context, on: worker)
+        return await conclude(context, worker: worker, hang: hang)
+    }
+
+    // MARK: - Steps
+
+    /// Runs the scenario's steps; returns the call that hung, if one did.
+    private func drive(_ context: ContractScenarioContext<P>, on worker: ContractWorker) async -> Hang? {
+        let make = makeFixture
+        if let hang = await step("receive(subscriber:) (subscribing the probe)", context, worker, { context in
+            context.fixture = make()
+            context.fixture!.publisher.subscribe(context.probe!)
+        }) { return hang }
+
+        let driveStep: @Sendable (ContractScenarioContext<P>) -> Void = { $0.fixture!.drive() }
+        switch scenario.kind {
+        case .unlimited, .demandFromReceive, .requestInsideReceive, .cancelInsideReceive:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended }
+
+        case .oneAtATime, .bursts:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            if let hang = await pull(context, worker) { return hang }
+
+        case .lateDemand:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended }
+            if !probe(context).snapshot.ended {
+                if let hang = await step("request(.unlimited)", context, worker, { context in
+                    context.probe!.request(.unlimited, "from outside receive, after settling")
+                }) { return hang }
+                await settle(context) { $0.ended }
+            }
+
+        case .cancelMidStream:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended || $0.values >= 2 }
+            if !probe(context).snapshot.ended {
+                if let hang = await step("cancel()", context, worker, { context in
+                    context.probe!.cancel("from outside receive")
+                    context.probe!.cancel("again, from outside receive")
+                    context.probe!.request(.max(3), "after cancel, from outside receive")
+                }) { return hang }
+            }
+
+        case .cancelEarly:
+            if let hang = await step("cancel()", context, worker, { context in
+                context.probe!.cancel("from outside receive, before any demand")
+                context.probe!.request(.max(1), "after cancel, from outside receive")
+            }) { return hang }
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+
+        case .concurrent:
+            if let hang = await concurrently(context, worker) { return hang }
+        }
+
+        if !probe(context).snapshot.ended {
+            if let hang = await step("cancel()", context, worker, { context in
+                context.probe!.cancel("from outside receive, to end the scenario")
+            }) { return hang }
+        }
+        if probe(context).snapshot.asynchronous {
+            // Give late events (values or a completion after the end) a chance to show.
+            await contractSleep(configuration.settle)
+        }
+        return nil
+    }
+
+    private func probe(_ context: ContractScenarioContext<P>) -> Probe { context.probe! }
+
+    /// Runs `body` on the scenario's worker thread as a kit call, waiting for it with a progress
+    /// watchdog. Returns the hang if it did not return.
+    private func step(
+        _ label: String, _ context: ContractScenarioContext<P>, _ worker: ContractWorker,
+        _ body: @escaping @Sendable (ContractScenarioContext<P>) -> Void
+    ) async -> Hang? {
+        let signal = ContractSignal()
+        worker.submit({ context.probe!.kitCall { body(context) } }, signal: signal)
+        return await watch(signal, label, context)
+    }
+
+    /// Waits for `signal`; gives up once `timeout` passes without the probe seeing anything new.
+    private func watch(_ signal: ContractSignal, _ label: String, _ context: ContractScenarioContext<P>) async -> Hang? {
+        var progress = probe(context).snapshot.generation
+        while true {
+            if await signal.wait(timeout: configuration.timeout) { return nil }
+            let now = probe(context).snapshot.generation
+            if now == progress {
+                let probe = probe(context)
+                probe.abandon()
+                return Hang(label: label, inFlight: probe.callsInFlight, parkedRunaway: probe.parkedARunaway)
+            }
+            progress = now
+        }
+    }
+
+    /// Waits while events keep coming, until `done` holds or the publisher is quiet for `settle`.
+    private func settle(_ context: ContractScenarioContext<P>, until done: (ContractProbeState) -> Bool) async {
+        while true {
+            let state = probe(context).snapshot
+            if done(state) { return }
+            guard await probe(context).waitForEvent(after: state.generation, timeout: configuration.settle) else { return }
+        }
+    }
+
+    /// The outside-demand loop of `oneAtATime` and `bursts`: whenever everything demanded has
+    /// arrived, request the next burst; while the publisher delivers synchronously the whole loop
+    /// runs in one job.
+    private func pull(_ context: ContractScenarioContext<P>, _ worker: ContractWorker) async -> Hang? {
+        let bursts = Self.bursts(for: scenario.kind)
+        let limit = configuration.valueLimit
+        while true {
+            let state = probe(context).snapshot
+            if state.ended || state.subscriptions == 0 || !state.demandMet {
+                if state.ended { return nil }
+                guard await probe(context).waitForEvent(after: state.generation, timeout: configuration.settle) else {
+                    return nil
+                }
+                continue
+            }
+            if state.values >= limit { return nil }
+            if let hang = await step("request(_:) from outside receive", context, worker, { context in
+                let probe = context.probe!
+                while true {
+                    let state = probe.snapshot
+                    guard !state.ended, state.demandMet, state.values < limit else { return }
+                    for demand in bursts[context.burst % bursts.count] {
+                        probe.request(demand, "from outside receive")
+                    }
+                    context.burst += 1
+                }
+            }) { return hang }
+        }
+    }
+
+    /// The `concurrent` scenario.
+    private func concurrently(_ context: ContractScenarioContext<P>, _ worker: ContractWorker) async -> Hang? {
+        // Phase 1: four threads request while the fixture is driven on the worker.
+        let requesters = 4
+        var barrier = ContractBarrier(count: requesters + 1)
+        var signals: [ContractSignal] = []
+        for index in 0..<requesters {
+            signals.append(spawn(context, barrier) { probe in
+                for _ in 0..<25 { probe.request(.max(1), "from requester \(index + 1)") }
+            })
+        }
+        let driveBarrier = barrier
+        let driven = ContractSignal()
+        worker.submit({
+            context.probe!.kitCall {
+                driveBarrier.arriveAndWait()
+                context.fixture!.drive()
+            }
+        }, signal: driven)
+        if let hang = await watch(driven, "drive (while other threads request)", context) { return hang }
+        for (index, signal) in signals.enumerated() {
+            if let hang = await watch(signal, "request(.max(1)) on requester thread \(index + 1)", context) { return hang }
+        }
+        await settle(context) { $0.ended || $0.demandMet }
+
+        // Phase 2: four threads cancel while a fifth requests.
+        barrier = ContractBarrier(count: 5)
+        signals = []
+        for index in 0..<4 {
+            signals.append(spawn(context, barrier) { probe in probe.cancel("from canceller \(index + 1)") })
+        }
+        signals.append(spawn(context, barrier) { probe in probe.request(.max(1), "while others cancel") })
+        for (index, signal) in signals.enumerated() {
+            let label = index < 4 ? "cancel() on canceller thread \(index + 1)" : "request(.max(1)) while others cancel"
+            if let hang = await watch(signal, label, context) { return hang }
+        }
+        return nil
+    }
+
+    /// Starts a thread that runs `body` as a kit call once the barrier opens.
+    private func spawn(
+        _ context: ContractScenarioContext<P>, _ barrier: ContractBarrier, _ body: @escaping @Sendable (Probe) -> Void
+    ) -> ContractSignal {
+        let signal = ContractSignal()
+        startContractThread {
+            context.probe!.kitCall {
+                barrier.arriveAndWait()
+                body(context.probe!)
+            }
+            signal.set()
+        }
+        return signal
+    }
+
+    // MARK: - Verdict
+
+    private func conclude(_ context: ContractScenarioContext<P>, worker: ContractWorker, hang: Hang?) async -> [Violation] {
+        let state = probe(context).snapshot
+        var (history, findings) = probe(context).results
+        var extra: [(PublisherContract.Rule, String, Int?)] = []
+
+        if let hang {
+            let rule: PublisherContract.Rule = !hang.inFlight.isEmpty || scenario.kind != .concurrent
+                ? .reentrancy : .threadSafety
+            var message: String
+            if hang.parkedRunaway {
+                message = "\(hang.label) never returned: the publisher kept delivering after cancel/completion"
+                    + " (over 1000 events); the kit parked that thread"
+            } else {
+                message = "\(hang.label) did not return within \(configuration.timeout) and nothing happened meanwhile"
+                    + " (a deadlock, or an endless wait)"
+                if !hang.inFlight.isEmpty {
+                    message += "; calls still running, outermost first: " + hang.inFlight.joined(separator: " > ")
+                }
+            }
+            extra.append((rule, message, nil))
+            // The hung thread owns the scenario now: leave the context alone.
+            return violations(history: history, findings: findings, extra: extra)
+        }
+
+        if state.subscriptions == 0 {
+            extra.append((.subscriptionFirst, "the publisher never called receive(subscription:)", nil))
+        }
+
+        // Release check: drop every reference the kit holds; the probe must go away.
+        let weakProbe = ContractWeakBox(probe(context))
+        context.probe = nil
+        if !(await released(weakProbe)) {
+            let ending = state.completions > 0 ? "completion" : "cancel"
+            weakProbe.value?.releaseSubscription()
+            let cycle = await released(weakProbe)
+            if let probe = weakProbe.value {
+                // Events after the snapshot (late ones) are part of the story.
+                (history, findings) = probe.results
+            }
+            let message = cycle
+                ? "the subscriber was still retained after \(ending): its subscription keeps a strong reference to it"
+                    + " (a retain cycle with any subscriber that stores its subscription); release the downstream on"
+                    + " cancel and on completion"
+                : "the subscriber was still retained after \(ending), even once the probe had dropped its subscription:"
+                    + " something else (the publisher, a global, a pending closure) keeps it"
+            extra.append((.release, message, nil))
+        }
+        let releasedFixture = ContractSignal()
+        worker.submit({ context.fixture = nil }, signal: releasedFixture)
+        _ = await releasedFixture.wait(timeout: configuration.timeout)
+        return violations(history: history, findings: findings, extra: extra)
+    }
+
+    /// Whether the probe is gone, waiting up to `settle` for asynchronous teardown.
+    private func released(_ weakProbe: ContractWeakBox<Probe>) async -> Bool {
+        let deadline = ContinuousClock.now + max(configuration.settle, .milliseconds(5))
+        while weakProbe.value != nil {
+            if ContinuousClock.now >= deadline { return false }
+            await contractSleep(.milliseconds(1))
+        }
+        return true
+    }
+
+    private func violations(
+        history: [String], findings: [ContractFinding], extra: [(PublisherContract.Rule, String, Int?)]
+    ) -> [Violation] {
+        findings.map {
+            Violation(rule: $0.rule, scenario: scenario, message: $0.message, occurrences: $0.occurrences,
+                      history: history, eventIndex: $0.eventIndex)
+        } + extra.map {
+            Violation(rule: $0.0, scenario: scenario, message: $0.1, history: history, eventIndex: $0.2)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import SluiceCore
+
+extension PublisherContract {
+    /// A demand pattern the kit runs a fresh publisher under: how much the probe subscriber
+    /// requests, when, from where, and when it cancels.
+    ///
+    /// Every scenario subscribes a fresh publisher from the factory, calls the fixture's `drive`
+    /// once subscribed, waits until the publisher completes or goes quiet, and ends by cancelling
+    /// if it has not completed — so publishers that never complete are fine. The probe also
+    /// cancels from inside `receive(_:)` once it has received `valueLimit` values.
+    ///
+    /// ``all`` runs every one; pass a subset as `scenarios:` to focus on some.
+    public struct Scenario: Hashable, Sendable, CustomStringConvertible {
+        /// The scenario's name, as reports show it: `"oneAtATime"`.
+        public let name: String
+        /// What the scenario does, in a sentence.
+        public let summary: String
+        let kind: Kind
+
+        enum Kind: Hashable, Sendable {
+            case unlimited, oneAtATime, bursts, demandFromReceive, requestInsideReceive, cancelInsideReceive
+            case cancelMidStream, cancelEarly, lateDemand, concurrent
+        }
+
+        private init(_ kind: Kind, _ name: String, _ summary: String) {
+            self.kind = kind
+            self.name = name
+            self.summary = summary
+        }
+
+        /// `.unlimited` requested inside `receive(subscription:)`, as `sink` does.
+        public static let unlimited = Scenario(
+            .unlimited, "unlimited", ".unlimited requested inside receive(subscription:), as sink does")
+
+        /// `.max(1)` requested inside `receive(subscription:)`, then `.max(1)` more from outside
+        /// `receive` each time the previous one has been delivered.
+        public static let oneAtATime = Scenario(
+            .oneAtATime, "oneAtATime", ".max(1) at a time, each further one requested from outside receive")
+
+        /// Demand in bursts from outside `receive` — `.max(3)`, `.max(1)`, two `.max(2)` back to
+        /// back, `.max(5)`, and again — each once the previous burst has been delivered.
+        public static let bursts = Scenario(
+            .bursts, "bursts", "bursts of .max(3), .max(1), .max(2)+.max(2) back to back, .max(5)... from outside receive")
+
+        /// `.max(1)` initially, and `.max(1)` more returned from every `receive(_:)`.
+        public static let demandFromReceive = Scenario(
+            .demandFromReceive, "demandFromReceive", ".max(1) initially, then .max(1) returned from every receive(_:)")
+
+        /// `.max(1)` initially; every `receive(_:)` calls `request(.max(1))` on the subscription
+        /// (re-entrantly) and returns `.none`.
+        public static let requestInsideReceive = Scenario(
+            .requestInsideReceive, "requestInsideReceive",
+            ".max(1) initially; every receive(_:) calls request(.max(1)) re-entrantly and returns .none")
+
+        /// `.unlimited`; the first `receive(_:)` calls `cancel()`, `cancel()` again and then
+        /// `request(.max(1))` on the subscription, re-entrantly. Nothing may follow.
+        public static let cancelInsideReceive = Scenario(
+            .cancelInsideReceive, "cancelInsideReceive",
+            ".unlimited; the first receive(_:) calls cancel(), cancel() again, then request(.max(1)) re-entrantly")
+
+        /// `.max(2)`; once both values arrived, `cancel()` twice and `request(.max(3))` from
+        /// outside `receive`. Nothing may follow.
+        public static let cancelMidStream = Scenario(
+            .cancelMidStream, "cancelMidStream",
+            ".max(2); after 2 values, cancel() twice and request(.max(3)) from outside receive")
+
+        /// Nothing requested; `cancel()` and then `request(.max(1))` right after subscribing, then
+        /// `drive`. Nothing may follow the cancel.
+        public static let cancelEarly = Scenario(
+            .cancelEarly, "cancelEarly", "no demand; cancel() then request(.max(1)) right after subscribing, then drive")
+
+        /// Nothing requested while `drive` runs and the publisher settles; then `.unlimited`.
+        /// No value may arrive before the request.
+        public static let lateDemand = Scenario(
+            .lateDemand, "lateDemand", "no demand while driven and settling, then .unlimited from outside receive")
+
+        /// Four threads request `.max(1)` 25 times each while `drive` runs on another; then four
+        /// threads cancel while a fifth requests. Checks demand accounting, serial delivery and
+        /// cancel under concurrency. A publisher that is not thread-safe may crash here.
+        public static let concurrent = Scenario(
+            .concurrent, "concurrent",
+            "4 threads × 25 request(.max(1)) while drive runs; then 4 threads cancel() while a 5th requests")
+
+        /// Every scenario: ``unlimited``, ``oneAtATime``, ``bursts``, ``demandFromReceive``,
+        /// ``requestInsideReceive``, ``cancelInsideReceive``, ``cancelMidStream``, ``cancelEarly``,
+        /// ``lateDemand`` and ``concurrent``.
+        public static let all: [Scenario] = singleThreaded + [.concurrent]
+
+        /// Every scenario but ``concurrent``: for publishers that are meant to be used from one
+        /// thread only (rule 8 is then not checked).
+        public static let singleThreaded: [Scenario] = [
+            .unlimited, .oneAtATime, .bursts, .demandFromReceive, .requestInsideReceive, .cancelInsideReceive,
+            .cancelMidStream, .cancelEarly, .lateDemand,
+        ]
+
+        /// The scenario's name.
+        public var description: String { name }
+    }
+}

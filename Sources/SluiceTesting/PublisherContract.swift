@@ -1,0 +1,246 @@
+import SluiceCore
+
+/// Checks that a publisher keeps the Publisher/Subscription contract, under a battery of demand
+/// patterns, and reports every rule it breaks.
+///
+/// ```swift
+/// import Testing
+/// import Sluice
+/// import SluiceTesting
+///
+/// @Test func pepBoysKeepsTheContract() async throws {
+///     try await PublisherContract.verify { PepBoys() }
+/// }
+/// ```
+///
+/// For each ``Scenario`` the kit asks the factory for a fresh publisher, subscribes a probe
+/// subscriber that follows the scenario's demand pattern, drives the publisher if it needs
+/// driving, waits until it completes or goes quiet, and ends by cancelling if it has not
+/// completed. The probe records every event it sees and every call it makes, and checks them as
+/// they happen:
+///
+/// | what the kit catches | rule |
+/// | --- | --- |
+/// | a value or completion before `receive(subscription:)`; a second subscription; no subscription at all | 1 |
+/// | more values than demanded (requests plus demand returned from `receive(_:)`) | 2 |
+/// | a second completion; a value after the completion; a value or completion after `cancel()` | 3 |
+/// | the subscriber still alive after cancel or completion once the kit dropped its references | 4 |
+/// | a call that does not return — a deadlock on `request`/`cancel` made from inside `receive` | 7 |
+/// | deliveries on two threads at once; a hang under concurrent `request`/`cancel` | 8 |
+///
+/// Every violation names its rule, the scenario, and the recorded history that shows it.
+///
+/// Two things that look late are allowed, because no publisher can prevent them without holding
+/// a lock while it calls out: one event that arrives after a `cancel()` made on *another* thread
+/// has returned (it was on its way; deliveries being serial, there can be only one), and a value
+/// that arrives on another thread while `receive(subscription:)` is still running after the
+/// subscriber has requested (as `receive(on:)` does). The history marks the first.
+///
+/// The probe keeps its subscription after cancel and completion — as a subscriber that stores
+/// it in a property does — so a subscription that still holds its subscriber forms a cycle the
+/// release check sees. The fixture stays alive during that check, so a publisher that keeps
+/// subscribers it no longer serves is caught too.
+///
+/// ## Publishers that need driving
+///
+/// Subjects, controls and other sources emit only when something makes them. Pass `drive:`, which
+/// the kit calls once per scenario, after subscribing:
+///
+/// ```swift
+/// try await PublisherContract.verify(drive: { subject in
+///     subject.send(1)
+///     subject.send(2)
+///     subject.send(completion: .finished)
+/// }) {
+///     PassthroughSubject<Int, Never>()
+/// }
+/// ```
+///
+/// When what makes it emit is not the publisher itself (a control, the subject at the head of a
+/// pipeline), return a ``Fixture`` from the factory instead.
+///
+/// ## Asynchronous and infinite publishers
+///
+/// The kit waits for events as long as they keep coming: a scenario is over when the publisher
+/// completes, or when nothing has happened for `settle`. Raise `settle` above the longest gap
+/// between two events of an asynchronous publisher. A publisher that never completes is fine:
+/// each scenario then ends by cancelling (and the probe cancels by itself after `valueLimit`
+/// values).
+///
+/// ## Deadlocks and crashes
+///
+/// The kit calls into the publisher only from threads of its own. A call that does not return
+/// for `timeout` while nothing else happens is reported as a deadlock; that thread is left behind
+/// (it cannot be stopped), and the verification goes on with the next scenario.
+///
+/// A crash — a failed precondition, a data race that traps — ends the test process; it cannot be
+/// reported in-process. Catch it with an exit test (Swift Testing, Swift 6.2 and later, on macOS,
+/// Linux and Windows), which runs the body in a child process:
+///
+/// ```swift
+/// @Test func pepBoysSurvivesTheContract() async {
+///     await #expect(processExitsWith: .success) {
+///         try await PublisherContract.verify { PepBoys() }
+///     }
+/// }
+/// ```
+///
+/// Rule 5 (requesting `.none` traps) is checked the same way, with ``requestZeroDemand(from:)``.
+///
+/// ## What the kit does not see
+///
+/// It checks the rules, not the values: a publisher that loses or reorders values while keeping
+/// the rules passes (assert the values with ``TestSubscriber``). Rule 6 concerns an operator's
+/// upstream, which the kit does not see. Overlapping deliveries (rule 8) are caught when they
+/// happen; the concurrent scenario makes them likely, not certain. A data race inside the
+/// publisher shows only if it corrupts what the probe sees, or crashes.
+///
+/// ## Topics
+///
+/// ### Verifying
+/// - ``verify(scenarios:settle:timeout:valueLimit:drive:_:)``
+/// - ``verify(scenarios:settle:timeout:valueLimit:_:)``
+/// - ``check(scenarios:settle:timeout:valueLimit:drive:_:)``
+/// - ``check(scenarios:settle:timeout:valueLimit:_:)``
+/// - ``requestZeroDemand(from:)``
+///
+/// ### Describing the test
+/// - ``Scenario``
+/// - ``Fixture``
+///
+/// ### Reading the results
+/// - ``Report``
+/// - ``Violation``
+/// - ``Rule``
+public enum PublisherContract {
+    /// Verifies the publishers `makePublisher` makes, one per scenario; throws a ``Report`` listing
+    /// every violation if any rule breaks.
+    ///
+    /// ```swift
+    /// try await PublisherContract.verify { PepBoys() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - scenarios: The demand patterns to run, in order. ``Scenario/all`` by default;
+    ///     ``Scenario/singleThreaded`` leaves out the concurrent one.
+    ///   - settle: How long a publisher may stay quiet before the kit takes it that nothing more is
+    ///     coming (for now). Raise it above the longest gap between events of an asynchronous
+    ///     publisher. 10 ms by default: enough for synchronous publishers, which never wait.
+    ///   - timeout: How long a call into the publisher may go without returning, while nothing else
+    ///     happens, before it is reported as a deadlock. 1 s by default.
+    ///   - valueLimit: The most values a scenario takes: the probe cancels (from inside
+    ///     `receive(_:)`) once it has received this many. 1000 by default.
+    ///   - drive: Called once per scenario with the publisher, after the probe has subscribed and
+    ///     made its initial request, to make it emit (send values and a completion to a subject).
+    ///     `nil` (the default) for publishers that emit by themselves.
+    ///   - makePublisher: Makes a fresh publisher; called once per scenario, on the scenario's
+    ///     thread.
+    /// - Throws: A ``Report`` when any rule is broken.
+    public static func verify<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario] = Scenario.all,
+        settle: Duration = .milliseconds(10),
+        timeout: Duration = .seconds(1),
+        valueLimit: Int = 1_000,
+        drive: (@Sendable (P) -> Void)? = nil,
+        _ makePublisher: @escaping @Sendable () -> P
+    ) async throws(Report) {
+        let report = await check(scenarios: scenarios, settle: settle, timeout: timeout, valueLimit: valueLimit,
+                                 drive: drive, makePublisher)
+        if !report.passed { throw report }
+    }
+
+    /// Verifies the publishers of the fixtures `makeFixture` makes, one per scenario, driving each
+    /// with its fixture's `drive`; throws a ``Report`` listing every violation if any rule breaks.
+    ///
+    /// ```swift
+    /// try await PublisherContract.verify {
+    ///     let subject = PassthroughSubject<Int, Never>()
+    ///     return PublisherContract.Fixture(subject.map { $0 * 2 }) {
+    ///         subject.send(1)
+    ///         subject.send(completion: .finished)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - scenarios: The demand patterns to run, in order (``Scenario/all`` by default).
+    ///   - settle: How long a publisher may stay quiet before the kit takes it that nothing more is
+    ///     coming (10 ms by default).
+    ///   - timeout: How long a call may go without returning, while nothing else happens, before it
+    ///     is reported as a deadlock (1 s by default).
+    ///   - valueLimit: The most values a scenario takes before the probe cancels (1000 by default).
+    ///   - makeFixture: Makes a fresh fixture; called once per scenario, on the scenario's thread.
+    /// - Throws: A ``Report`` when any rule is broken.
+    public static func verify<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario] = Scenario.all,
+        settle: Duration = .milliseconds(10),
+        timeout: Duration = .seconds(1),
+        valueLimit: Int = 1_000,
+        _ makeFixture: @escaping @Sendable () -> Fixture<P>
+    ) async throws(Report) {
+        let report = await check(scenarios: scenarios, settle: settle, timeout: timeout, valueLimit: valueLimit,
+                                 makeFixture)
+        if !report.passed { throw report }
+    }
+
+    /// Like ``verify(scenarios:settle:timeout:valueLimit:drive:_:)``, but returns the ``Report``
+    /// instead of throwing it — to inspect which rules broke, as the kit's own tests do.
+    ///
+    /// - Parameters: See ``verify(scenarios:settle:timeout:valueLimit:drive:_:)``.
+    /// - Returns: The report; ``Report/passed`` is `true` when no rule broke.
+    public static func check<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario] = Scenario.all,
+        settle: Duration = .milliseconds(10),
+        timeout: Duration = .seconds(1),
+        valueLimit: Int = 1_000,
+        drive: (@Sendable (P) -> Void)? = nil,
+        _ makePublisher: @escaping @Sendable () -> P
+    ) async -> Report {
+        await check(scenarios: scenarios, settle: settle, timeout: timeout, valueLimit: valueLimit) { () -> Fixture<P> in
+            let publisher = makePublisher()
+            guard let drive else { return Fixture(publisher) }
+            return Fixture(publisher) { drive(publisher) }
+        }
+    }
+
+    /// Like ``verify(scenarios:settle:timeout:valueLimit:_:)``, but returns the ``Report``
+    /// instead of throwing it.
+    ///
+    /// - Parameters: See ``verify(scenarios:settle:timeout:valueLimit:_:)``.
+    /// - Returns: The report; ``Report/passed`` is `true` when no rule broke.
+    public static func check<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario] = Scenario.all,
+        settle: Duration = .milliseconds(10),
+        timeout: Duration = .seconds(1),
+        valueLimit: Int = 1_000,
+        _ makeFixture: @escaping @Sendable () -> Fixture<P>
+    ) async -> Report {
+        precondition(valueLimit > 0, "PublisherContract: valueLimit must be at least 1")
+        precondition(settle > .zero && timeout > .zero, "PublisherContract: settle and timeout must be positive")
+        let configuration = ContractConfiguration(settle: settle, timeout: timeout, valueLimit: valueLimit)
+        var violations: [Violation] = []
+        for scenario in scenarios {
+            let runner = ContractScenarioRunner(scenario: scenario, configuration: configuration, makeFixture: makeFixture)
+            violations += await runner.run()
+        }
+        return Report(publisher: String(describing: P.self), scenarios: scenarios, violations: violations)
+    }
+
+    /// Subscribes to a fresh publisher and requests `.none` — which rule 5 says must stop the
+    /// process with a precondition. Call it inside an exit test:
+    ///
+    /// ```swift
+    /// @Test func zeroDemandTraps() async {
+    ///     await #expect(processExitsWith: .failure) {
+    ///         PublisherContract.requestZeroDemand { PepBoys() }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// If the publisher has not sent a subscription synchronously, nothing is requested.
+    public static func requestZeroDemand<P: Publisher>(from makePublisher: () -> P) {
+        let subscriber = TestSubscriber<P.Output, P.Failure>(initialDemand: .none)
+        makePublisher().subscribe(subscriber)
+        subscriber.subscription?.request(.none)
+    }
+}
