@@ -1,0 +1,35 @@
+import SluiceCore
+
+/// This library's implementation of each workload, by workload name: `f(n)` does the work for `n`
+/// elements and returns a checksum. Workloads that need an operator the library lacks are absent.
+///
+/// Single-sink workloads fold what they receive into `sum = sum &* 31 &+ value`: it depends on the
+/// order of the values, and the optimiser can neither vectorise it nor replace it with a formula,
+/// so the hand-written loops keep one real step per element.
+public let implementations: [String: @Sendable (Int) -> Int] = {
+    var table: [String: @Sendable (Int) -> Int] = [
+        "sequenceMapFilter": sequenceMapFilter,
+        "sequenceMapFilterStages": sequenceMapFilterStages,
+        "deepMap": deepMap,
+        "passthroughSend1": passthroughSend1,
+        "passthroughSend10": passthroughSend10,
+        "currentValueSend": currentValueSend,
+        "subscribeCancel": subscribeCancel,
+        "subscribeSinkCancel": subscribeSinkCancel,
+        "combineIdentifier": combineIdentifierCreation,
+        "twoThreadSend": twoThreadSend,
+    ]
+    #if HAS_FLATMAP
+    table["flatMapJust"] = flatMapJust
+    #endif
+    #if HAS_MERGE
+    table["merge"] = mergePump
+    #endif
+    #if HAS_ZIP
+    table["zip"] = zipPump
+    #endif
+    #if HAS_COMBINELATEST
+    table["combineLatest"] = combineLatestPump
+    #endif
+    return table
+}()
