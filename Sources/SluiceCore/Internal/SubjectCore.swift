@@ -10,14 +10,16 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     let lock = Lock()
 
-    @usableFromInline
+    // The mutable fields are only touched with `lock` held: their exclusivity is explicit, so they
+    // skip the runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline
     var conduits = ContiguousArray<SubjectConduit<Output, Failure>>()
 
-    @usableFromInline
+    @exclusivity(unchecked) @usableFromInline
     var completion: Subscribers.Completion<Failure>?
 
     /// The current value of a current-value subject; `nil` for pass-through kinds.
-    @usableFromInline
+    @exclusivity(unchecked) @usableFromInline
     var current: Output?
 
     var upstreams: [any Subscription] = []

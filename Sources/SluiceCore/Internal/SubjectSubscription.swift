@@ -1,13 +1,20 @@
 /// A subject's view of one subscription: the erased interface `SubjectCore` delivers through.
 @usableFromInline
 class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
+    /// The subscription's `offer`, as a closure made where the subscriber's type is concrete, so
+    /// that it runs specialised (an overridden method of a generic class would run unspecialised).
+    @usableFromInline
+    let offerEntry: (SubjectConduit, Output) -> Void
+
     @inlinable
-    init() {}
+    init(offerEntry: @escaping (SubjectConduit, Output) -> Void) {
+        self.offerEntry = offerEntry
+    }
 
     /// Offers a value: delivered if the subscriber has demand, otherwise dropped (pass-through) or
     /// kept as the latest value to deliver when demand arrives (current-value).
     @inlinable
-    func offer(_ value: Output) { fatalError("abstract") }
+    final func offer(_ value: Output) { offerEntry(self, value) }
 
     /// Delivers the completion after any values already accepted.
     @usableFromInline
@@ -29,14 +36,18 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @usableFromInline typealias Output = S.Input
     @usableFromInline typealias Failure = S.Failure
 
+    // The mutable fields are only touched with `lock` held, which makes their exclusivity
+    // explicit: they skip the runtime exclusivity checks.
     @usableFromInline let lock = Lock()
-    @usableFromInline var downstream: S?
-    @usableFromInline var core: SubjectCore<Output, Failure>?
-    @usableFromInline var demand = Subscribers.Demand.none
-    @usableFromInline var isDelivering = true
-    @usableFromInline var queue = ContiguousArray<Output>()
-    @usableFromInline var pendingValue: Output?
-    @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
+    @exclusivity(unchecked) @usableFromInline var downstream: S?
+    @exclusivity(unchecked) @usableFromInline var core: SubjectCore<Output, Failure>?
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var isDelivering = true
+    /// Values accepted during a delivery, waiting their turn: `queue[queueHead...]`.
+    @exclusivity(unchecked) @usableFromInline var queue = ContiguousArray<Output>()
+    @exclusivity(unchecked) @usableFromInline var queueHead = 0
+    @exclusivity(unchecked) @usableFromInline var pendingValue: Output?
+    @exclusivity(unchecked) @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
     @usableFromInline let replaysLatest: Bool
     @usableFromInline let name: String
 
@@ -55,10 +66,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         pendingValue = pending
         replaysLatest = core.replaysCurrentValue
         name = core.name
+        super.init(offerEntry: { conduit, value in
+            unsafeDowncast(conduit, to: SubjectSubscription.self).deliver(value)
+        })
     }
 
+    /// `offer(_:)`, specialised (see `SubjectConduit.offerEntry`).
     @inlinable
-    override func offer(_ value: Output) {
+    func deliver(_ value: Output) {
         let step = lock.withLock { () -> Step in
             guard let downstream else { return .idle }
             guard demand > 0 else {
@@ -116,6 +131,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
                 core = nil
                 downstream = nil
                 queue = []
+                queueHead = 0
                 pendingValue = nil
                 pendingCompletion = nil
             }
@@ -132,8 +148,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
             isDelivering = false
             return .idle
         }
-        if !queue.isEmpty {
-            return .value(queue.removeFirst(), downstream)
+        if queueHead < queue.count {
+            let value = queue[queueHead]
+            queueHead += 1
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
+            return .value(value, downstream)
         }
         // A kept latest value whose demand arrived during this delivery was owed before the
         // completion that arrived later.

@@ -22,9 +22,13 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that each value is transformed on its way.
+        ///
+        /// Operators attach upstream with `receive(subscriber:)`, not `subscribe(_:)`: the compiler
+        /// declines to specialise `subscribe` called recursively with ever larger subscriber types,
+        /// and an unspecialised link leaves every element of the chain running generic code.
         @inlinable
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.subscribe(Inner(downstream: subscriber, transform: transform))
+            upstream.receive(subscriber: Inner(downstream: subscriber, transform: transform))
         }
     }
 }

@@ -45,23 +45,34 @@ extension Publishers.Sequence {
     /// under the lock, hands it over), so the sequence's own code runs outside the lock. A request
     /// made while pumping — from another thread or from inside `receive` — only adds demand; the
     /// pumping thread picks it up.
+    ///
+    /// Speed: subscribers call `request(_:)` through `any Subscription`, which runs this class's
+    /// generic code unspecialised. So the per-element loop is entered through `pumpEntry`, a
+    /// closure made in `init` — code that is inlined where the pipeline's types are concrete — and
+    /// therefore compiled specialised in the client's module: the loop, the downstream chain and
+    /// the iterator run without generic dispatch. The lock makes the exclusivity of the mutable
+    /// fields explicit, so they skip the runtime exclusivity checks.
     @usableFromInline
     final class Inner<S: Subscriber>: Subscription, CustomStringConvertible, CustomReflectable,
         CustomPlaygroundDisplayConvertible, @unchecked Sendable
     where S.Input == Elements.Element, S.Failure == Failure {
         @usableFromInline let lock = Lock()
-        @usableFromInline var downstream: S?
-        @usableFromInline var demand = Subscribers.Demand.none
-        @usableFromInline var isPumping = false
+        @exclusivity(unchecked) @usableFromInline var downstream: S?
+        /// `false` once cancelled or finished.
+        @exclusivity(unchecked) @usableFromInline var isLive = true
+        @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+        @exclusivity(unchecked) @usableFromInline var isPumping = false
         /// Owned by the pumping thread.
-        @usableFromInline var iterator: Elements.Iterator
+        @exclusivity(unchecked) @usableFromInline var iterator: Elements.Iterator
         /// The element to send next; owned by the pumping thread.
-        @usableFromInline var next: Elements.Element?
+        @exclusivity(unchecked) @usableFromInline var next: Elements.Element?
         @usableFromInline let sequence: Elements
         /// Sent after the last element.
         @usableFromInline let completion: Subscribers.Completion<Failure>
         /// The description, when not the sequence's own (`"Record"`).
         @usableFromInline let name: String?
+        /// `{ $0.pump() }`, specialised for the concrete pipeline (see above).
+        @usableFromInline let pumpEntry: (Inner) -> Void
 
         @inlinable
         init(
@@ -74,19 +85,20 @@ extension Publishers.Sequence {
             self.sequence = sequence
             self.completion = completion
             self.name = name
+            pumpEntry = { $0.pump() }
         }
 
         @inlinable
         func request(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
-            let downstream = lock.withLock { () -> S? in
+            let start = lock.withLock { () -> Bool in
                 self.demand += demand
-                if isPumping { return nil }
+                guard isLive, !isPumping else { return false }
                 isPumping = true
-                return claim() ? self.downstream : nil
+                return true
             }
-            if let downstream {
-                pump(downstream)
+            if start {
+                pumpEntry(self)
             }
         }
 
@@ -94,7 +106,7 @@ extension Publishers.Sequence {
         /// otherwise stops pumping.
         @inlinable
         func claim() -> Bool {
-            if downstream != nil && demand > 0 {
+            if isLive && demand > 0 {
                 demand -= 1
                 return true
             }
@@ -103,22 +115,24 @@ extension Publishers.Sequence {
         }
 
         /// Sends elements, one claimed unit of demand at a time, until demand runs out, the
-        /// subscription is cancelled, or the sequence ends.
+        /// subscription is cancelled, or the sequence ends. Called with `isPumping` set.
         @inlinable
-        func pump(_ downstream: S) {
+        func pump() {
+            guard let downstream = lock.withLock({ claim() ? self.downstream : nil }) else { return }
             while true {
                 let more = downstream.receive(next.unsafelyUnwrapped)
                 next = iterator.next()
                 let finished = next == nil
                 let proceed = lock.withLock { () -> Bool in
                     self.demand += more
-                    guard self.downstream != nil else {
+                    guard isLive else {
                         isPumping = false
                         return false
                     }
                     if finished {
-                        self.downstream = nil
+                        isLive = false
                         isPumping = false
+                        self.downstream = nil
                         return true
                     }
                     return claim()
@@ -134,6 +148,7 @@ extension Publishers.Sequence {
         @inlinable
         func cancel() {
             let released = lock.withLock { () -> S? in
+                isLive = false
                 defer { downstream = nil }
                 return downstream
             }

@@ -27,7 +27,7 @@ extension Subscribers {
         /// Written (under `lock`) only when the completion arrives; `receive(_:)` reads it without
         /// the lock, which is safe because a publisher never sends a value concurrently with, or
         /// after, its completion (the contract serialises them).
-        @usableFromInline
+        @exclusivity(unchecked) @usableFromInline
         var valueHandler: (Input) -> Void
 
         @usableFromInline
