@@ -4,8 +4,9 @@
 /// in one lives exactly as long as the `AnyCancellable` does. ``cancel()`` is thread-safe and runs
 /// the cancellation at most once.
 public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
-    /// What cancelling does; `nil` once cancelled. Guarded by `lock`.
-    private var action: Action?
+    /// What cancelling does; `nil` once cancelled. Guarded by `lock` (so it skips the runtime
+    /// exclusivity checks).
+    @exclusivity(unchecked) private var action: Action?
     private let lock = Lock()
 
     private enum Action {

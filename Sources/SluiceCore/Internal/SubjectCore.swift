@@ -122,7 +122,7 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
     }
 
     /// Forgets a cancelled subscription.
-    @usableFromInline
+    @inlinable
     func remove(_ conduit: SubjectConduit<Output, Failure>) {
         let removed = lock.withLock { () -> SubjectConduit<Output, Failure>? in
             guard let index = conduits.firstIndex(where: { $0 === conduit }) else { return nil }

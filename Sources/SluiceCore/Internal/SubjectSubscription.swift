@@ -50,6 +50,11 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @exclusivity(unchecked) @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
     @usableFromInline let replaysLatest: Bool
     @usableFromInline let name: String
+    /// `request(_:)` and `cancel()` arrive through `any Subscription`, which runs this class's
+    /// code unspecialised; these closures, made in `init` where `S` is concrete, lead straight
+    /// into the specialised code (see `SubjectConduit.offerEntry`).
+    @usableFromInline let requestEntry: (SubjectSubscription, Subscribers.Demand) -> Void
+    @usableFromInline let cancelEntry: (SubjectSubscription) -> Void
 
     /// What the delivering thread does next, decided under the lock and done outside it.
     @usableFromInline
@@ -66,6 +71,8 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         pendingValue = pending
         replaysLatest = core.replaysCurrentValue
         name = core.name
+        requestEntry = { $0.requestSpecialised($1) }
+        cancelEntry = { $0.cancelSpecialised() }
         super.init(offerEntry: { conduit, value in
             unsafeDowncast(conduit, to: SubjectSubscription.self).deliver(value)
         })
@@ -113,6 +120,16 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    @inlinable
+    func cancel() {
+        cancelEntry(self)
+    }
+
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         let step = lock.withLock { () -> Step in
             guard downstream != nil else { return .idle }
@@ -125,7 +142,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     }
 
     @inlinable
-    func cancel() {
+    func cancelSpecialised() {
         let released = lock.withLock { () -> (SubjectCore<Output, Failure>?, S?, ContiguousArray<Output>, Output?) in
             defer {
                 core = nil

@@ -21,7 +21,7 @@ extension Subscribers {
         @usableFromInline
         let lock = Lock()
 
-        @usableFromInline
+        @exclusivity(unchecked) @usableFromInline
         var upstream = UpstreamStatus()
 
         /// Written (under `lock`) only when the completion arrives; `receive(_:)` reads it without
@@ -30,7 +30,7 @@ extension Subscribers {
         @exclusivity(unchecked) @usableFromInline
         var valueHandler: (Input) -> Void
 
-        @usableFromInline
+        @exclusivity(unchecked) @usableFromInline
         var completionHandler: (Subscribers.Completion<Failure>) -> Void
 
         /// Set once cancelled or completed; lets `receive(_:)` drop late values without the lock.
@@ -47,6 +47,7 @@ extension Subscribers {
         }
 
         /// Keeps the first subscription and requests `.unlimited` from it; cancels any later one.
+        @inlinable
         public func receive(subscription: any Subscription) {
             if lock.withLock({ upstream.attach(subscription) }) {
                 subscription.request(.unlimited)
@@ -82,6 +83,7 @@ extension Subscribers {
 
         /// Cancels the subscription and releases it; later events are ignored. Idempotent and
         /// thread-safe.
+        @inlinable
         public func cancel() {
             lock.withLock { () -> (any Subscription)? in
                 isTerminated.store(true, ordering: .releasing)
