@@ -1,0 +1,84 @@
+extension Publishers {
+    /// A publisher that ignores all upstream elements, but passes along the upstream publisher's
+    /// completion state (finished or failed).
+    public struct IgnoreOutput<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: none.
+        public typealias Output = Never
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// Creates a publisher that ignores all upstream elements and passes along the upstream's
+        /// completion.
+        @inlinable
+        public init(upstream: Upstream) {
+            self.upstream = upstream
+        }
+
+        /// Attaches the subscriber through the shared reducing subscription.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: ReducingProducer(reducer: Step(), downstream: subscriber, name: "IgnoreOutput"))
+        }
+    }
+}
+
+extension Publishers.IgnoreOutput: Equatable where Upstream: Equatable {}
+
+extension Publishers.IgnoreOutput {
+    /// The step of `IgnoreOutput`: drops every value and has no result.
+    @usableFromInline
+    struct Step: Reducer {
+        @inlinable
+        init() {}
+
+        @inlinable
+        func receive(_ input: Upstream.Output) -> ReducerStep<Never, Upstream.Failure> { .continue }
+
+        @inlinable
+        func result() -> Never? { nil }
+
+        @inlinable
+        func convert(_ failure: Upstream.Failure) -> Upstream.Failure { failure }
+    }
+}
+
+extension Publisher {
+    /// Ignores all upstream elements, but passes along the upstream publisher's completion state
+    /// (finished or failed).
+    ///
+    /// - Returns: A publisher that ignores all upstream elements.
+    @inlinable
+    public func ignoreOutput() -> Publishers.IgnoreOutput<Self> {
+        Publishers.IgnoreOutput(upstream: self)
+    }
+}
+
+// MARK: Fused overloads
+
+extension Publishers.Sequence {
+    /// Ignores the sequence's elements: an `Empty` that finishes at once.
+    @inlinable
+    public func ignoreOutput() -> Empty<Elements.Element, Failure> {
+        Empty()
+    }
+}
+
+extension Just {
+    /// Ignores the output: an `Empty` that finishes at once.
+    @inlinable
+    public func ignoreOutput() -> Empty<Output, Never> {
+        Empty()
+    }
+}
+
+extension Optional.Publisher {
+    /// Ignores the output: an `Empty` that finishes at once.
+    @inlinable
+    public func ignoreOutput() -> Empty<Wrapped, Never> {
+        Empty()
+    }
+}
