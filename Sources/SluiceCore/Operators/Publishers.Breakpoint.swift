@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Publishers {
+    /// A publisher that raises a debugger signal when a provided closure needs to stop the
+    /// process in the debugger.
+    ///
+    /// When any of the provided closures returns `true`, this publisher raises the `SIGTRAP`
+    /// signal to stop the process in the debugger. Otherwise, this publisher passes through values
+    /// and completions as-is.
+    public struct Breakpoint<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// A closure that executes when the publisher receives a subscription, and can raise a
+        /// debugger signal by returning a true Boolean value.
+        public let receiveSubscription: ((any Subscription) -> Bool)?
+
+        /// A closure that executes when the publisher receives output from the upstream
+        /// publisher, and can raise a debugger signal by returning a true Boolean value.
+        public let receiveOutput: ((Upstream.Output) -> Bool)?
+
+        /// A closure that executes when the publisher receives completion, and can raise a
+        /// debugger signal by returning a true Boolean value.
+        public let receiveCompletion: ((Subscribers.Completion<Upstream.Failure>) -> Bool)?
+
+        /// Creates a breakpoint publisher with the provided upstream publisher and breakpoint
+        /// closures.
+        ///
+        /// - Parameters:
+        ///   - upstream: The publisher from which this publisher receives elements.
+        ///   - receiveSubscription: A closure that executes when the publisher receives a
+        ///     subscription, and can raise a debugger signal by returning a true Boolean value.
+        ///   - receiveOutput: A closure that executes when the publisher receives output from the
+        ///     upstream publisher, and can raise a debugger signal by returning a true Boolean
+        ///     value.
+        ///   - receiveCompletion: A closure that executes when the publisher receives completion,
+        ///     and can raise a debugger signal by returning a true Boolean value.
+        @inlinable
+        public init(upstream: Upstream,
+                    receiveSubscription: ((any Subscription) -> Bool)? = nil,
+                    receiveOutput: ((Upstream.Output) -> Bool)? = nil,
+                    receiveCompletion: ((Subscribers.Completion<Failure>) -> Bool)? = nil) {
+            self.upstream = upstream
+            self.receiveSubscription = receiveSubscription
+            self.receiveOutput = receiveOutput
+            self.receiveCompletion = receiveCompletion
+        }
+
+        /// Attaches the subscriber through a subscription that checks each event.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let onSubscription = receiveSubscription.map { check in
+                { (subscription: any Subscription) in if check(subscription) { BreakpointTrap.raise() } }
+            }
+            let onOutput = receiveOutput.map { check in
+                { (value: Upstream.Output) in if check(value) { BreakpointTrap.raise() } }
+            }
+            let onCompletion = receiveCompletion.map { check in
+                { (completion: Subscribers.Completion<Failure>) in if check(completion) { BreakpointTrap.raise() } }
+            }
+            upstream.receive(subscriber: EventReporter(
+                downstream: subscriber,
+                hooks: EventHooks(receiveSubscription: onSubscription, receiveOutput: onOutput,
+                                  receiveCompletion: onCompletion, receiveCancel: nil,
+                                  receiveRequest: nil, returnedDemand: nil),
+                name: "Breakpoint"))
+        }
+    }
+}
+
+/// Raises `SIGTRAP` for `breakpoint`; tests replace the action to observe it without stopping.
+@usableFromInline
+package enum BreakpointTrap {
+    private static let lock = Lock()
+    nonisolated(unsafe) private static var action: (@Sendable () -> Void)?
+
+    /// Replaces what a breakpoint does (`nil` restores raising `SIGTRAP`).
+    package static func setAction(_ newAction: (@Sendable () -> Void)?) {
+        lock.withLock { action = newAction }
+    }
+
+    /// Stops the process in the debugger (or runs the test's action).
+    @usableFromInline
+    package static func raise() {
+        if let action = lock.withLock({ action }) {
+            action()
+            return
+        }
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        _ = SluiceCore_raise(SIGTRAP)
+        #endif
+    }
+}
+
+#if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+/// `raise(3)`, named so that it doesn't clash with ``BreakpointTrap/raise()``.
+private func SluiceCore_raise(_ signal: Int32) -> Int32 {
+    raise(signal)
+}
+#endif
+
+extension Publisher {
+    /// Raises a debugger signal when a provided closure needs to stop the process in the
+    /// debugger.
+    ///
+    /// When any of the provided closures returns `true`, this publisher raises the `SIGTRAP`
+    /// signal to stop the process in the debugger. Otherwise, this publisher passes through
+    /// values and completions as-is.
+    ///
+    /// - Parameters:
+    ///   - receiveSubscription: A closure that executes when the publisher receives a
+    ///     subscription. Return `true` from this closure to raise `SIGTRAP`, or `false` to
+    ///     continue.
+    ///   - receiveOutput: A closure that executes when the publisher receives a value. Return
+    ///     `true` from this closure to raise `SIGTRAP`, or `false` to continue.
+    ///   - receiveCompletion: A closure that executes when the publisher receives a completion.
+    ///     Return `true` from this closure to raise `SIGTRAP`, or `false` to continue.
+    /// - Returns: A publisher that raises a debugger signal when one of the provided closures
+    ///   returns `true`.
+    @inlinable
+    public func breakpoint(
+        receiveSubscription: ((any Subscription) -> Bool)? = nil,
+        receiveOutput: ((Output) -> Bool)? = nil,
+        receiveCompletion: ((Subscribers.Completion<Failure>) -> Bool)? = nil
+    ) -> Publishers.Breakpoint<Self> {
+        Publishers.Breakpoint(upstream: self, receiveSubscription: receiveSubscription,
+                              receiveOutput: receiveOutput, receiveCompletion: receiveCompletion)
+    }
+
+    /// Raises a debugger signal upon receiving a failure.
+    ///
+    /// When the upstream publisher fails with an error, this publisher raises the `SIGTRAP`
+    /// signal, which stops the process in the debugger. Otherwise, this publisher passes through
+    /// values and completions as-is.
+    ///
+    /// - Returns: A publisher that raises a debugger signal upon receiving a failure.
+    @inlinable
+    public func breakpointOnError() -> Publishers.Breakpoint<Self> {
+        breakpoint(receiveCompletion: { completion in
+            if case .failure = completion { return true }
+            return false
+        })
+    }
+}

@@ -1,0 +1,184 @@
+extension Publishers {
+    /// A publisher that publishes elements specified by a range in the sequence of published
+    /// elements.
+    ///
+    /// Values before the range are dropped (their demand is replaced from the upstream); values in
+    /// the range are republished; after the range's last element it cancels the upstream and
+    /// finishes.
+    public struct Output<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher that this publisher receives elements from.
+        public let upstream: Upstream
+
+        /// The range of elements to publish.
+        public let range: CountableRange<Int>
+
+        /// Creates a publisher that publishes elements specified by a range.
+        ///
+        /// - Parameters:
+        ///   - upstream: The publisher that this publisher receives elements from.
+        ///   - range: The range of elements to publish.
+        @inlinable
+        public init(upstream: Upstream, range: CountableRange<Int>) {
+            precondition(range.lowerBound >= 0, "lowerBound must not be negative")
+            self.upstream = upstream
+            self.range = range
+        }
+
+        /// Attaches the subscriber through the operator's own subscription.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: Inner(downstream: subscriber, range: range))
+        }
+    }
+}
+
+extension Publishers.Output {
+    /// The upstream's subscriber and the downstream's subscription of `Output`.
+    @usableFromInline
+    final class Inner<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
+        CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = Upstream.Output
+        @usableFromInline typealias Failure = Upstream.Failure
+
+        @usableFromInline let lock = Lock()
+        @usableFromInline let range: CountableRange<Int>
+        // Guarded by `lock`:
+        @usableFromInline var upstream = UpstreamStatus()
+        @usableFromInline var downstream: Downstream?
+        /// The index of the next upstream value.
+        @usableFromInline var index = 0
+
+        @inlinable
+        init(downstream: Downstream, range: CountableRange<Int>) {
+            self.downstream = downstream
+            self.range = range
+        }
+
+        @inlinable
+        func receive(subscription: any Subscription) {
+            let target = lock.withLock { () -> Downstream? in
+                guard let downstream, upstream.attach(subscription) else { return nil }
+                return downstream
+            }
+            guard let target else {
+                subscription.cancel()
+                return
+            }
+            target.receive(subscription: self)
+        }
+
+        @usableFromInline
+        enum Step {
+            case drop, forward(Downstream, last: Bool), finish, ignore
+        }
+
+        @inlinable
+        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
+            let step = lock.withLock { () -> Step in
+                guard upstream.subscription != nil, let downstream else { return .ignore }
+                let position = index
+                index += 1
+                if position < range.lowerBound { return .drop }
+                if position < range.upperBound {
+                    return .forward(downstream, last: position == range.upperBound - 1)
+                }
+                return .finish
+            }
+            switch step {
+            case .ignore:
+                return .none
+            case .drop:
+                return .max(1)
+            case .forward(let target, let last):
+                let demand = target.receive(input)
+                if last {
+                    finishEarly()
+                    return .none
+                }
+                return demand
+            case .finish:
+                finishEarly()
+                return .none
+            }
+        }
+
+        /// Cancels the upstream and finishes the downstream, once.
+        @inlinable
+        func finishEarly() {
+            let (subscription, target) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+                guard !upstream.isTerminal else { return (nil, nil) }
+                defer { downstream = nil }
+                return (upstream.detach(), downstream)
+            }
+            subscription?.cancel()
+            target?.receive(completion: .finished)
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
+            let target = lock.withLock { () -> Downstream? in
+                guard upstream.finish() else { return nil }
+                defer { downstream = nil }
+                return downstream
+            }
+            target?.receive(completion: completion)
+        }
+
+        @inlinable
+        func request(_ demand: Subscribers.Demand) {
+            demand.assertNonZero()
+            lock.withLock { upstream.subscription }?.request(demand)
+        }
+
+        @inlinable
+        func cancel() {
+            let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+                defer { downstream = nil }
+                return (upstream.detach(), downstream)
+            }
+            subscription?.cancel()
+            _ = released
+        }
+
+        @usableFromInline var description: String { "Output" }
+        @usableFromInline var customMirror: Mirror {
+            Mirror(self, children: ["range": range])
+        }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+}
+
+extension Publisher {
+    /// Publishes a specific element, indicated by its index in the sequence of published
+    /// elements.
+    ///
+    /// If the publisher completes normally or with an error before publishing the specified
+    /// element, then the publisher doesn't produce any elements.
+    ///
+    /// - Parameter index: The index that indicates the element to publish.
+    /// - Returns: A publisher that publishes a specific indexed element.
+    @inlinable
+    public func output(at index: Int) -> Publishers.Output<Self> {
+        output(in: index...index)
+    }
+
+    /// Publishes elements specified by their range in the sequence of published elements.
+    ///
+    /// After all elements are published, the publisher finishes normally. If the publisher
+    /// completes normally or with an error before producing all the elements in the range, it
+    /// doesn't publish the remaining elements.
+    ///
+    /// - Parameter range: A range that indicates which elements to publish.
+    /// - Returns: A publisher that publishes elements specified by a range.
+    @inlinable
+    public func output<R: RangeExpression>(in range: R) -> Publishers.Output<Self> where R.Bound == Int {
+        Publishers.Output(upstream: self, range: range.relative(to: 0..<Int.max))
+    }
+}

@@ -1,0 +1,56 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("Publishers.FirstWhere")
+struct FirstWhereTests {
+    @Test func publishesFirstMatchAndCancelsUpstream() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        var calls = 0
+        upstream.first { value in
+            calls += 1
+            return value > 1
+        }.subscribe(subscriber)
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(3)
+        #expect(calls == 2)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(FirstWhere)", "value(2)", "finished"])
+    }
+
+    @Test func noMatchAndFailure() {
+        let subscriber = TestSubscriber<Int, Never>()
+        [1, 2].publisher.eraseToAnyPublisher().first { $0 > 5 }.subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(FirstWhere)", "finished"])
+        let failing = TestSubscriber<Int, TestError>()
+        Fail<Int, TestError>(error: TestError(code: 1)).first { _ in true }.subscribe(failing)
+        #expect(failing.eventDescriptions == ["subscription(FirstWhere)", "failure(TestError(code: 1))"])
+    }
+
+    @Test func waitsForDemandAndCancel() {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        [1, 2].publisher.eraseToAnyPublisher().first { $0 == 2 }.subscribe(subscriber)
+        #expect(subscriber.values == [])
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [2])
+        let upstream = ManualPublisher<Int, Never>()
+        let cancelled = TestSubscriber<Int, Never>()
+        upstream.first { _ in true }.subscribe(cancelled)
+        cancelled.cancel()
+        upstream.send(1)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(cancelled.values == [])
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().first { $0 > 2 } }
+    }
+
+    @Test func types() {
+        let subject = PassthroughSubject<Int, Never>()
+        #expect(type(of: subject.first { _ in true })
+            == Publishers.FirstWhere<PassthroughSubject<Int, Never>>.self)
+    }
+}

@@ -1,0 +1,115 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("Publishers.Output")
+struct OutputTests {
+    @Test func outputAtCancelsUpstreamAndFinishesOnce() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.output(at: 1).subscribe(subscriber)
+        #expect(upstream.send(10) == .max(1))
+        #expect(upstream.send(11) == .none)
+        upstream.send(12)
+        upstream.send(completion: .finished)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(Output)", "value(11)", "finished"])
+    }
+
+    @Test func outputInRange() {
+        let subscriber = TestSubscriber<Int, Never>()
+        (0..<10).publisher.eraseToAnyPublisher().output(in: 2...4).subscribe(subscriber)
+        #expect(subscriber.values == [2, 3, 4])
+        #expect(subscriber.completion == .finished)
+        let open = TestSubscriber<Int, Never>()
+        (0..<5).publisher.eraseToAnyPublisher().output(in: 3...).subscribe(open)
+        #expect(open.values == [3, 4])
+        #expect(open.completion == .finished)
+    }
+
+    @Test func upstreamEndsBeforeRangeAndFailure() {
+        let subscriber = TestSubscriber<Int, Never>()
+        [1].publisher.eraseToAnyPublisher().output(at: 3).subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(Output)", "finished"])
+        let upstream = ManualPublisher<Int, TestError>()
+        let failing = TestSubscriber<Int, TestError>()
+        upstream.output(in: 0..<5).subscribe(failing)
+        upstream.send(1)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        #expect(failing.eventDescriptions == ["subscription(Output)", "value(1)", "failure(TestError(code: 1))"])
+    }
+
+    @Test func limitedDemandOneAtATime() {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        (0..<10).publisher.eraseToAnyPublisher().output(in: 2..<5).subscribe(subscriber)
+        #expect(subscriber.values == [2])
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [2, 3])
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [2, 3, 4])
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func returnedDemandPassesThrough() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1), demandPerValue: .max(2))
+        upstream.output(in: 0..<5).subscribe(subscriber)
+        #expect(upstream.subscription.requests == [.max(1)])
+        #expect(upstream.send(0) == .max(2))
+    }
+
+    @Test func cancelStopsEverything() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.output(in: 0..<5).subscribe(subscriber)
+        upstream.send(0)
+        subscriber.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
+        upstream.send(1)
+        upstream.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Output)", "value(0)"])
+    }
+
+    @Test func reentrantCancelAndRequest() {
+        let cancelling = TestSubscriber<Int, Never>()
+        cancelling.onValue = { _, me in
+            me.cancel()
+            return .none
+        }
+        (0..<5).publisher.eraseToAnyPublisher().output(in: 1..<3).subscribe(cancelling)
+        #expect(cancelling.eventDescriptions == ["subscription(Output)", "value(1)"])
+        let requesting = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        requesting.onValue = { _, me in
+            me.request(.max(1))
+            return .none
+        }
+        (0..<5).publisher.eraseToAnyPublisher().output(in: 1..<3).subscribe(requesting)
+        #expect(requesting.values == [1, 2])
+        #expect(requesting.completion == .finished)
+    }
+
+    @Test func releasesSubscriber() {
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        let upstream = ManualPublisher<Int, Never>()
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            upstream.output(at: 0).subscribe(subscriber)
+            upstream.send(0)
+        }
+        upstream.detachAll()
+        #expect(weakSubscriber == nil)
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify { (0..<10).publisher.eraseToAnyPublisher().output(in: 2..<5) }
+        try await PublisherContract.verify { (0..<10).publisher.eraseToAnyPublisher().output(at: 3) }
+    }
+
+    @Test func typesAndRange() {
+        let subject = PassthroughSubject<Int, Never>()
+        #expect(type(of: subject.output(at: 1)) == Publishers.Output<PassthroughSubject<Int, Never>>.self)
+        #expect(subject.output(at: 2).range == 2..<3)
+        #expect(subject.output(in: ..<4).range == 0..<4)
+    }
+}

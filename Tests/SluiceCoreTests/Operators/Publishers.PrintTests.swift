@@ -1,0 +1,67 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+/// Collects printed text.
+private final class Lines: TextOutputStream {
+    var text = ""
+    func write(_ string: String) { text += string }
+}
+
+/// A reference-semantics stream, so the test can read what `print` wrote.
+private struct Capture: TextOutputStream {
+    let lines: Lines
+    mutating func write(_ string: String) { lines.write(string) }
+}
+
+@Suite("Publishers.Print")
+struct PrintTests {
+    @Test func linesForJust() {
+        let lines = Lines()
+        let subscriber = TestSubscriber<Int, Never>()
+        Just(1).print(to: Capture(lines: lines)).subscribe(subscriber)
+        #expect(lines.text == """
+            receive subscription: (Just)
+            request unlimited
+            receive value: (1)
+            receive finished
+
+            """)
+        #expect(subscriber.eventDescriptions == ["subscription(Print)", "value(1)", "finished"])
+    }
+
+    @Test func prefixDemandErrorAndCancel() {
+        let lines = Lines()
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(1), demandPerValue: .max(2))
+        upstream.print("p", to: Capture(lines: lines)).subscribe(subscriber)
+        upstream.send(7)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        #expect(lines.text == """
+            p: receive subscription: (ManualSubscription)
+            p: request max: (1)
+            p: receive value: (7)
+            p: request max: (2) (synchronous)
+            p: receive error: (TestError(code: 1))
+
+            """)
+        let cancelled = Lines()
+        let other = ManualPublisher<Int, Never>()
+        let cancelling = TestSubscriber<Int, Never>()
+        other.print(to: Capture(lines: cancelled)).subscribe(cancelling)
+        cancelling.cancel()
+        #expect(cancelled.text.hasSuffix("receive cancel\n"))
+        #expect(other.subscription.cancelCount == 1)
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().print(to: Capture(lines: Lines())) }
+    }
+
+    @Test func types() {
+        let subject = PassthroughSubject<Int, Never>()
+        let printed = subject.print("x")
+        #expect(type(of: printed) == Publishers.Print<PassthroughSubject<Int, Never>>.self)
+        #expect(printed.prefix == "x")
+    }
+}

@@ -1,0 +1,49 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("Publishers.Retry")
+struct RetryTests {
+    @Test func retriesThenPassesTheFailure() {
+        var attempts = 0
+        let subscriber = TestSubscriber<Int, TestError>()
+        Deferred { () -> Record<Int, TestError> in
+            attempts += 1
+            return Record(output: [attempts], completion: .failure(TestError(code: attempts)))
+        }.retry(2).subscribe(subscriber)
+        #expect(subscriber.values == [1, 2, 3])
+        #expect(subscriber.completion == .failure(TestError(code: 3)))
+        #expect(subscriber.eventDescriptions.first == "subscription(Retry)")
+    }
+
+    @Test func synchronousFailureWithManyRetriesDoesNotOverflow() {
+        let subscriber = TestSubscriber<Int, TestError>()
+        Fail<Int, TestError>(error: TestError(code: 1)).retry(100_000).subscribe(subscriber)
+        #expect(subscriber.completion == .failure(TestError(code: 1)))
+    }
+
+    @Test func carriesOverOutstandingDemand() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(3))
+        upstream.retry(1).subscribe(subscriber)
+        _ = upstream.send(1)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        #expect(upstream.subscription.requests == [.max(3), .max(2)])  // 3 first, then the 2 still owed
+    }
+
+    @Test func cancelCancelsTheCurrentUpstream() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        upstream.retry(1).subscribe(subscriber)
+        subscriber.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        #expect(subscriber.completion == nil)
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify {
+            Record<Int, TestError>(output: [1, 2], completion: .failure(TestError(code: 1))).retry(2)
+        }
+    }
+}
