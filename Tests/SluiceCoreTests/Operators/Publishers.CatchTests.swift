@@ -112,7 +112,11 @@ struct CatchTests {
                 group.addTask { upstream.send(completion: .failure(TestError(code: 1))) }
                 group.addTask { subscriber.cancel() }
             }
-            _ = replacement.send(1)
+            // If the failure won the race, the replacement was subscribed (and then cancelled):
+            // whatever it sends now must not arrive. If the cancel won, it was never subscribed.
+            if !replacement.subscriberIdentifiers.isEmpty {
+                _ = replacement.send(1)
+            }
             #expect(subscriber.values == [])
             #expect(subscriber.completion == nil)
         }
