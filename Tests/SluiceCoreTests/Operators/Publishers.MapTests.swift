@@ -164,3 +164,32 @@ final class RecordingPublisher<Output>: Publisher, @unchecked Sendable {
         subscriber.receive(subscription: Subscriptions.empty)
     }
 }
+
+@Suite("Publisher.replaceNil")
+struct ReplaceNilTests {
+    @Test func replacesNilAndIsAMap() {
+        let subject = PassthroughSubject<Int?, TestError>()
+        let replaced = subject.replaceNil(with: 0)
+        #expect(type(of: replaced) == Publishers.Map<PassthroughSubject<Int?, TestError>, Int>.self)
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(1))
+        replaced.subscribe(subscriber)
+        subject.send(nil)
+        subscriber.request(.max(2))
+        subject.send(2)
+        subject.send(nil)
+        subject.send(completion: .failure(TestError(code: 3)))
+        #expect(subscriber.eventDescriptions == [
+            "subscription(PassthroughSubject)", "value(0)", "value(2)", "value(0)", "failure(TestError(code: 3))",
+        ])
+    }
+
+    @Test func description() {
+        let upstream = ManualPublisher<Int?, Never>()
+        upstream.replaceNil(with: 1).subscribe(TestSubscriber<Int, Never>())
+        #expect(upstream.subscriberDescription == "Map")
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify { [1, nil, 3].publisher.eraseToAnyPublisher().replaceNil(with: 0) }
+    }
+}

@@ -1,0 +1,232 @@
+/// What an ``ElementStep`` decides for one upstream value.
+@usableFromInline
+package enum ElementDecision<Output, Failure: Error> {
+    /// Publish the value downstream; the downstream's returned demand goes upstream.
+    case send(Output)
+    /// Publish nothing and ask the upstream for one more value in its place (`filter`-like).
+    case drop
+    /// Publish the value, then cancel the upstream and finish (`first(where:)`-like).
+    case sendAndFinish(Output)
+    /// Publish nothing more: cancel the upstream and finish (`prefix(while:)`-like).
+    case finish
+    /// Stop with an error (a `try` closure threw): cancel the upstream and fail.
+    case fail(Failure)
+}
+
+/// What an ``ElementStep`` decides when the upstream completes.
+@usableFromInline
+package enum ElementEnding<Output, Failure: Error> {
+    /// Complete the downstream with this completion.
+    case complete(Subscribers.Completion<Failure>)
+    /// Publish one last value as soon as the downstream has demand for it, then finish
+    /// (`replaceEmpty`, `replaceError`).
+    case sendAndFinish(Output)
+}
+
+/// The value-type step of an operator that republishes an upstream element by element and can end
+/// the stream itself or change its failure (`tryMap`, `tryFilter`, `tryScan`, `replaceError`...).
+///
+/// ``ElementProducer`` owns the subscription mechanics (lock, demand, cancellation, releasing both
+/// sides); a step only decides. The producer calls the step's methods without holding its lock,
+/// one at a time (the upstream serialises its calls), so a step may run user closures and keep
+/// mutable state (`scan`'s accumulator, `removeDuplicates`' last value) in plain stored properties.
+@usableFromInline
+package protocol ElementStep {
+    /// The upstream's output.
+    associatedtype Input
+    /// The upstream's failure.
+    associatedtype UpstreamFailure: Error
+    /// The values published downstream.
+    associatedtype Output
+    /// The failure published downstream.
+    associatedtype Failure: Error
+
+    /// Decides what to do with one upstream value.
+    mutating func receive(_ input: Input) -> ElementDecision<Output, Failure>
+
+    /// Decides how to end when the upstream completes.
+    mutating func receive(completion: Subscribers.Completion<UpstreamFailure>) -> ElementEnding<Output, Failure>
+}
+
+/// The one engine behind the element-by-element operators that need a subscription of their own:
+/// the upstream's `Subscriber` and the downstream's `Subscription`.
+///
+/// - Demand: every downstream request is forwarded upstream unchanged, and the demand the
+///   downstream returns from `receive(_:)` is returned to the upstream. A dropped value is replaced
+///   by returning `.max(1)`. The producer also counts the outstanding downstream demand, so that a
+///   value published at completion (``ElementEnding/sendAndFinish(_:)``) waits for demand.
+/// - Ending early (``ElementDecision/finish``, ``ElementDecision/sendAndFinish(_:)``,
+///   ``ElementDecision/fail(_:)``): cancels the upstream, then completes the downstream exactly once.
+/// - Never calls out (downstream, upstream, the step) while holding its lock. `cancel()` is
+///   idempotent, thread-safe, and releases the downstream and the upstream subscription; so does
+///   any completion.
+/// - `description` (what `print()` and the upstream see) is the `name` given, e.g. "TryMap".
+@usableFromInline
+final class ElementProducer<Step: ElementStep, Downstream: Subscriber>: Subscriber, Subscription,
+    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
+    @usableFromInline typealias Input = Step.Input
+    @usableFromInline typealias Failure = Step.UpstreamFailure
+
+    @usableFromInline let lock = Lock()
+    /// Touched only by the upstream's serialised `receive` calls, never under the lock.
+    @usableFromInline var step: Step
+    @usableFromInline let name: String
+    // Guarded by `lock`:
+    @usableFromInline var upstream = UpstreamStatus()
+    @usableFromInline var downstream: Downstream?
+    /// The downstream demand not yet used by a value.
+    @usableFromInline var demand = Subscribers.Demand.none
+    /// A last value waiting for downstream demand (the upstream has already completed).
+    @usableFromInline var pending: Step.Output?
+    /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery of a last value.
+    @usableFromInline var isCancelled = false
+
+    /// Creates the producer for one subscription; attach it upstream with `receive(subscriber:)`.
+    @inlinable
+    init(step: Step, downstream: Downstream, name: String) {
+        self.step = step
+        self.downstream = downstream
+        self.name = name
+    }
+
+    // MARK: Upstream side
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        let target = lock.withLock { () -> Downstream? in
+            guard let downstream, upstream.attach(subscription) else { return nil }
+            return downstream
+        }
+        guard let target else {
+            subscription.cancel()
+            return
+        }
+        target.receive(subscription: self)
+    }
+
+    @inlinable
+    func receive(_ input: Step.Input) -> Subscribers.Demand {
+        guard lock.withLock({ upstream.subscription != nil && downstream != nil }) else { return .none }
+        switch step.receive(input) {
+        case .send(let output):
+            return send(output)
+        case .drop:
+            return .max(1)
+        case .sendAndFinish(let output):
+            _ = send(output)
+            end(with: .finished)
+            return .none
+        case .finish:
+            end(with: .finished)
+            return .none
+        case .fail(let error):
+            end(with: .failure(error))
+            return .none
+        }
+    }
+
+    /// Delivers one value while subscribed, keeping the count of outstanding demand.
+    @inlinable
+    func send(_ output: Step.Output) -> Subscribers.Demand {
+        let target = lock.withLock { () -> Downstream? in
+            guard upstream.subscription != nil, let downstream else { return nil }
+            demand -= 1
+            return downstream
+        }
+        guard let target else { return .none }
+        let more = target.receive(output)
+        if more != .none {
+            lock.withLock { demand += more }
+        }
+        return more
+    }
+
+    /// Cancels the upstream and completes the downstream, once.
+    @inlinable
+    func end(with completion: Subscribers.Completion<Step.Failure>) {
+        let (subscription, target) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+            guard !upstream.isTerminal else { return (nil, nil) }
+            defer { downstream = nil }
+            return (upstream.detach(), downstream)
+        }
+        subscription?.cancel()
+        target?.receive(completion: completion)
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Step.UpstreamFailure>) {
+        guard lock.withLock({ upstream.finish() && downstream != nil }) else { return }
+        switch step.receive(completion: completion) {
+        case .complete(let completion):
+            let target = lock.withLock { () -> Downstream? in
+                defer { downstream = nil }
+                return downstream
+            }
+            target?.receive(completion: completion)
+        case .sendAndFinish(let output):
+            let target = lock.withLock { () -> Downstream? in
+                guard let downstream, !isCancelled else { return nil }
+                guard demand != .none else {
+                    pending = output
+                    return nil
+                }
+                self.downstream = nil
+                return downstream
+            }
+            if let target { deliverLast(output, to: target) }
+        }
+    }
+
+    /// Sends the last value and `.finished`, unless the downstream cancels in between.
+    @inlinable
+    func deliverLast(_ output: Step.Output, to target: Downstream) {
+        _ = target.receive(output)
+        if lock.withLock({ isCancelled }) { return }
+        target.receive(completion: .finished)
+    }
+
+    // MARK: Downstream side
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        let (subscription, last, target) = lock.withLock {
+            () -> ((any Subscription)?, Step.Output?, Downstream?) in
+            guard let downstream else { return (nil, nil, nil) }
+            if let output = pending {
+                pending = nil
+                self.downstream = nil
+                return (nil, output, downstream)
+            }
+            self.demand += demand
+            return (upstream.subscription, nil, nil)
+        }
+        if let last, let target {
+            deliverLast(last, to: target)
+        } else {
+            subscription?.request(demand)
+        }
+    }
+
+    @inlinable
+    func cancel() {
+        let (subscription, released, last) = lock.withLock {
+            () -> ((any Subscription)?, Downstream?, Step.Output?) in
+            isCancelled = true
+            defer {
+                downstream = nil
+                pending = nil
+            }
+            return (upstream.detach(), downstream, pending)
+        }
+        subscription?.cancel()
+        _ = (released, last)  // released here, outside the lock
+    }
+
+    @usableFromInline var description: String { name }
+    @usableFromInline var customMirror: Mirror {
+        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+    }
+    @usableFromInline var playgroundDescription: Any { description }
+}

@@ -1,0 +1,54 @@
+extension Publishers {
+    /// A publisher that publishes the values of two key paths as a tuple.
+    ///
+    /// `MapKeyPath2` adds no subscription of its own: demand and completion pass straight through.
+    public struct MapKeyPath2<Upstream: Publisher, Output0, Output1>: Publisher {
+        /// The kind of values published by this publisher: a tuple of the two properties.
+        public typealias Output = (Output0, Output1)
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The key path of a property to publish.
+        public let keyPath0: KeyPath<Upstream.Output, Output0>
+
+        /// The key path of a second property to publish.
+        public let keyPath1: KeyPath<Upstream.Output, Output1>
+
+        @inlinable
+        init(upstream: Upstream, keyPath0: KeyPath<Upstream.Output, Output0>,
+             keyPath1: KeyPath<Upstream.Output, Output1>) {
+            self.upstream = upstream
+            self.keyPath0 = keyPath0
+            self.keyPath1 = keyPath1
+        }
+
+        /// Attaches the subscriber, wrapped so that it receives the two properties of each value.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let keyPath0 = self.keyPath0, keyPath1 = self.keyPath1
+            upstream.receive(subscriber: KeyPathInner(downstream: subscriber) {
+                ($0[keyPath: keyPath0], $0[keyPath: keyPath1])
+            })
+        }
+    }
+}
+
+extension Publisher {
+    /// Publishes the values of two key paths as a tuple.
+    ///
+    /// Demand and completion pass through unchanged.
+    ///
+    /// - Parameters:
+    ///   - keyPath0: The key path of a property on `Output`.
+    ///   - keyPath1: The key path of another property on `Output`.
+    /// - Returns: A publisher that publishes the values of two key paths as a tuple.
+    @inlinable
+    public func map<T0, T1>(_ keyPath0: KeyPath<Output, T0>, _ keyPath1: KeyPath<Output, T1>)
+        -> Publishers.MapKeyPath2<Self, T0, T1>
+    {
+        Publishers.MapKeyPath2(upstream: self, keyPath0: keyPath0, keyPath1: keyPath1)
+    }
+}

@@ -1,0 +1,81 @@
+extension Publishers {
+    /// A publisher that replaces an empty stream with a provided element.
+    ///
+    /// `ReplaceEmpty` has a subscription of its own (named "ReplaceEmpty"): values, demand and a
+    /// failure pass through; when the upstream finishes without having published anything, it
+    /// publishes ``output`` — as soon as the downstream has demand for it — and then finishes.
+    public struct ReplaceEmpty<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The element to deliver when the upstream publisher finishes without delivering any
+        /// elements.
+        public let output: Upstream.Output
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// Creates a publisher that replaces an empty stream with a provided element.
+        @inlinable
+        public init(upstream: Upstream, output: Output) {
+            self.upstream = upstream
+            self.output = output
+        }
+
+        /// Attaches the subscriber through the operator's own subscription.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: ElementProducer(step: Step(output: output), downstream: subscriber,
+                                                         name: "ReplaceEmpty"))
+        }
+    }
+}
+
+extension Publishers.ReplaceEmpty: Equatable where Upstream: Equatable, Upstream.Output: Equatable {}
+
+extension Publishers.ReplaceEmpty {
+    /// Passes everything through, remembering whether anything came; an empty finish becomes
+    /// the replacement value and `.finished`.
+    @usableFromInline
+    struct Step: ElementStep {
+        @usableFromInline let output: Upstream.Output
+        @usableFromInline var isEmpty = true
+
+        @inlinable
+        init(output: Upstream.Output) {
+            self.output = output
+        }
+
+        @inlinable
+        mutating func receive(_ input: Upstream.Output) -> ElementDecision<Upstream.Output, Upstream.Failure> {
+            isEmpty = false
+            return .send(input)
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>)
+            -> ElementEnding<Upstream.Output, Upstream.Failure>
+        {
+            if case .finished = completion, isEmpty { return .sendAndFinish(output) }
+            return .complete(completion)
+        }
+    }
+}
+
+extension Publisher {
+    /// Replaces an empty stream with the provided element.
+    ///
+    /// If the upstream finishes without publishing any elements, this publisher publishes
+    /// `output` (once the downstream has demand for it) and then finishes. A failure passes
+    /// through unchanged.
+    ///
+    /// - Parameter output: An element to emit when the upstream publisher finishes without
+    ///   emitting any elements.
+    /// - Returns: A publisher that replaces an empty stream with the provided output element.
+    @inlinable
+    public func replaceEmpty(with output: Output) -> Publishers.ReplaceEmpty<Self> {
+        Publishers.ReplaceEmpty(upstream: self, output: output)
+    }
+}

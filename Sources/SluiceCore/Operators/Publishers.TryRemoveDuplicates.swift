@@ -1,0 +1,87 @@
+extension Publishers {
+    /// A publisher that publishes only elements that don't match the previous element, as
+    /// evaluated by a provided error-throwing closure.
+    ///
+    /// `TryRemoveDuplicates` has a subscription of its own (named "TryRemoveDuplicates"). A
+    /// duplicate is replaced by asking the upstream for one more value. When ``predicate``
+    /// throws, it cancels the upstream and fails with the error.
+    public struct TryRemoveDuplicates<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+        /// The kind of errors this publisher might publish: any error, thrown or from upstream.
+        public typealias Failure = any Error
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// An error-throwing closure to evaluate whether two elements are equivalent; `true` means
+        /// the second is a duplicate of the first.
+        public let predicate: (Upstream.Output, Upstream.Output) throws -> Bool
+
+        /// Creates a publisher that publishes only elements that don't match the previous element,
+        /// as evaluated by a provided error-throwing closure.
+        @inlinable
+        public init(upstream: Upstream, predicate: @escaping (Upstream.Output, Upstream.Output) throws -> Bool) {
+            self.upstream = upstream
+            self.predicate = predicate
+        }
+
+        /// Attaches the subscriber through the operator's own subscription.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: ElementProducer(step: Step(predicate: predicate), downstream: subscriber,
+                                                         name: "TryRemoveDuplicates"))
+        }
+    }
+}
+
+extension Publishers.TryRemoveDuplicates {
+    /// Drops values equivalent to the previous one; a thrown error ends the stream.
+    @usableFromInline
+    struct Step: ElementStep {
+        @usableFromInline let predicate: (Upstream.Output, Upstream.Output) throws -> Bool
+        @usableFromInline var last: Upstream.Output?
+
+        @inlinable
+        init(predicate: @escaping (Upstream.Output, Upstream.Output) throws -> Bool) {
+            self.predicate = predicate
+        }
+
+        @inlinable
+        mutating func receive(_ input: Upstream.Output) -> ElementDecision<Upstream.Output, any Error> {
+            let previous = last
+            last = input
+            guard let previous else { return .send(input) }
+            do {
+                return try predicate(previous, input) ? .drop : .send(input)
+            } catch {
+                return .fail(error)
+            }
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>)
+            -> ElementEnding<Upstream.Output, any Error>
+        {
+            .complete(completion.mapError { $0 })
+        }
+    }
+}
+
+extension Publisher {
+    /// Publishes only elements that don't match the previous element, as evaluated by a provided
+    /// error-throwing closure.
+    ///
+    /// If the closure throws, the publisher cancels its upstream and fails with the thrown error.
+    /// A duplicate is replaced by requesting one more element from upstream.
+    ///
+    /// - Parameter predicate: A closure to evaluate whether two elements are equivalent, for
+    ///   purposes of filtering; it may throw to end the stream with a failure.
+    /// - Returns: A publisher that consumes — rather than publishes — duplicate elements.
+    @inlinable
+    public func tryRemoveDuplicates(by predicate: @escaping (Output, Output) throws -> Bool)
+        -> Publishers.TryRemoveDuplicates<Self>
+    {
+        Publishers.TryRemoveDuplicates(upstream: self, predicate: predicate)
+    }
+}

@@ -1,0 +1,104 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("Publishers.TryScan")
+struct TryScanTests {
+    @Test func publishesEachRunningResult() {
+        let subscriber = TestSubscriber<Int, any Error>()
+        (1...3).publisher.eraseToAnyPublisher().tryScan(0, +).subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(TryScan)", "value(1)", "value(3)", "value(6)", "finished"])
+    }
+
+    @Test func upstreamFailurePassesThrough() {
+        let subscriber = TestSubscriber<Int, any Error>()
+        Fail<Int, TestError>(error: TestError(code: 8)).tryScan(0, +).subscribe(subscriber)
+        #expect(recordedTestError(subscriber) == TestError(code: 8))
+    }
+
+    @Test func throwingCancelsUpstreamAndFailsOnce() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, any Error>()
+        upstream.tryScan(0) { sum, value in
+            if sum + value > 5 { throw TestError(code: sum + value) }
+            return sum + value
+        }.subscribe(subscriber)
+        upstream.send(2)
+        upstream.send(3)
+        upstream.send(4)
+        upstream.send(1)
+        upstream.send(completion: .finished)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.values == [2, 5])
+        #expect(subscriber.events.count == 4)
+        #expect(recordedTestError(subscriber) == TestError(code: 9))
+    }
+
+    @Test func eachSubscriptionStartsFromTheInitialResult() {
+        let scanned = (1...3).publisher.eraseToAnyPublisher().tryScan(10, +)
+        let first = TestSubscriber<Int, any Error>()
+        let second = TestSubscriber<Int, any Error>()
+        scanned.subscribe(first)
+        scanned.subscribe(second)
+        #expect(first.values == [11, 13, 16])
+        #expect(second.values == [11, 13, 16])
+    }
+
+    @Test func limitedDemandAndDemandBothWays() {
+        let subscriber = TestSubscriber<Int, any Error>(initialDemand: .max(1))
+        (1...3).publisher.eraseToAnyPublisher().tryScan(0, +).subscribe(subscriber)
+        #expect(subscriber.values == [1])
+        subscriber.request(.max(1))
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [1, 3, 6])
+        #expect(subscriber.completion != nil)
+
+        let upstream = ManualPublisher<Int, Never>()
+        let other = TestSubscriber<Int, any Error>(initialDemand: .max(2), demandPerValue: .max(4))
+        upstream.tryScan(0, +).subscribe(other)
+        #expect(upstream.subscription.requests == [.max(2)])
+        #expect(upstream.send(1) == .max(4))
+    }
+
+    @Test func cancelAndReentrantCancel() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, any Error>()
+        subscriber.onValue = { _, subscriber in
+            subscriber.cancel()
+            return .none
+        }
+        upstream.tryScan(0, +).subscribe(subscriber)
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(completion: .finished)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(TryScan)", "value(1)"])
+    }
+
+    @Test func releasesTheSubscriber() {
+        let subject = PassthroughSubject<Int, Never>()
+        #expect(!subscriberSurvives({ subject.tryScan(0, +).subscribe($0) }, end: { $0.cancel() }))
+        #expect(!subscriberSurvives({ subject.tryScan(0, +).subscribe($0) },
+                                    end: { _ in subject.send(completion: .finished) }))
+    }
+
+    @Test func description() {
+        let upstream = ManualPublisher<Int, Never>()
+        upstream.tryScan(0, +).subscribe(TestSubscriber<Int, any Error>())
+        #expect(upstream.subscriberDescription == "TryScan")
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify {
+            (1...20).publisher.eraseToAnyPublisher().tryScan(0) { sum, value in
+                if value == 15 { throw TestError() }
+                return sum + value
+            }
+        }
+    }
+
+    @Test func type() {
+        let subject = PassthroughSubject<Int, Never>()
+        #expect(Swift.type(of: subject.tryScan(0, +)) == Publishers.TryScan<PassthroughSubject<Int, Never>, Int>.self)
+    }
+}
