@@ -7,7 +7,8 @@ import Musl
 #elseif canImport(Android)
 import Android
 #endif
-import Synchronization
+
+import SluiceCore
 
 // The kit calls into the publisher under test only from threads of its own, never from the
 // caller's task: a call that deadlocks then costs one parked thread, not a thread of the
@@ -71,7 +72,7 @@ final class ContractSignal: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// Sets the flag and wakes every waiter; later calls do nothing.
     func set() {

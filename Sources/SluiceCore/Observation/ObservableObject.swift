@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A type of object with a publisher that emits before the object has changed.
 ///
@@ -83,7 +82,7 @@ enum ObjectWillChangeRegistry {
 
     /// Per class (by `ObjectIdentifier` of the dynamic type): the location of its first
     /// `@Published` property, or `nil` if it has none. Only ever grows, by one entry per class.
-    static let locations = Mutex<[ObjectIdentifier: Location?]>([:])
+    static let locations = Protected<[ObjectIdentifier: Location?]>([:])
 
     /// The shared `objectWillChange` publisher of `object`.
     static func publisher(for object: AnyObject) -> ObservableObjectPublisher {

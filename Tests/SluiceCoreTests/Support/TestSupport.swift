@@ -84,14 +84,13 @@ final class OverlapDetector: Sendable {
 
 /// A lock-protected box for state shared with closures that may run on other threads.
 final class Shared<Value>: @unchecked Sendable {
-    private let mutex: Mutex<Void> = Mutex(())
-    private var storage: Value
-    init(_ value: Value) { storage = value }
+    private let storage: Protected<Value>
+    init(_ value: Value) { storage = Protected(value) }
     var value: Value {
-        get { mutex.withLock { _ in storage } }
-        set { mutex.withLock { _ in storage = newValue } }
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
-    func mutate<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { _ in body(&storage) } }
+    func mutate<R>(_ body: (inout Value) -> R) -> R { storage.withLock(body) }
 }
 
 /// An object to watch for deallocation through a weak reference.
