@@ -39,15 +39,18 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     // The mutable fields are only touched with `lock` held, which makes their exclusivity
     // explicit: they skip the runtime exclusivity checks.
     @usableFromInline let lock = Lock()
-    @exclusivity(unchecked) @usableFromInline var downstream: S?
+    @exclusivity(unchecked) @usableFromInline var downstream: Boxed<S>?
     @exclusivity(unchecked) @usableFromInline var core: SubjectCore<Output, Failure>?
     @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
     @exclusivity(unchecked) @usableFromInline var isDelivering = true
     /// Values accepted during a delivery, waiting their turn: `queue[queueHead...]`.
     @exclusivity(unchecked) @usableFromInline var queue = ContiguousArray<Output>()
     @exclusivity(unchecked) @usableFromInline var queueHead = 0
-    @exclusivity(unchecked) @usableFromInline var pendingValue: Output?
-    @exclusivity(unchecked) @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
+    /// The latest value kept for when demand arrives (current-value kinds): none or one element. An
+    /// array rather than an optional so that deinit needs no `Optional<Output>` metadata (see
+    /// ``Boxed``), and so that replacing it reuses its storage instead of allocating.
+    @exclusivity(unchecked) @usableFromInline var pendingValue = ContiguousArray<Output>()
+    @exclusivity(unchecked) @usableFromInline var pendingCompletion: Boxed<Subscribers.Completion<Failure>>?
     @usableFromInline let replaysLatest: Bool
     @usableFromInline let name: String
     /// `request(_:)` and `cancel()` arrive through `any Subscription`, which runs this class's
@@ -59,16 +62,16 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     /// What the delivering thread does next, decided under the lock and done outside it.
     @usableFromInline
     enum Step {
-        case value(Output, S)
-        case completion(Subscribers.Completion<Failure>, S)
+        case value(Output, Boxed<S>)
+        case completion(Subscribers.Completion<Failure>, Boxed<S>)
         case idle
     }
 
     @inlinable
     init(core: SubjectCore<Output, Failure>, downstream: S, pending: Output?) {
         self.core = core
-        self.downstream = downstream
-        pendingValue = pending
+        self.downstream = Boxed(downstream)
+        if let pending { pendingValue.append(pending) }
         replaysLatest = core.replaysCurrentValue
         name = core.name
         requestEntry = { $0.requestSpecialised($1) }
@@ -84,11 +87,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         let step = lock.withLock { () -> Step in
             guard let downstream else { return .idle }
             guard demand > 0 else {
-                if replaysLatest { pendingValue = value }
+                if replaysLatest {
+                    pendingValue.removeAll(keepingCapacity: true)
+                    pendingValue.append(value)
+                }
                 return .idle
             }
             demand -= 1
-            if replaysLatest { pendingValue = nil }
+            if replaysLatest && !pendingValue.isEmpty { pendingValue.removeAll(keepingCapacity: true) }
             if isDelivering {
                 queue.append(value)
                 return .idle
@@ -104,7 +110,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         let step = lock.withLock { () -> Step in
             guard let downstream else { return .idle }
             if isDelivering {
-                pendingCompletion = completion
+                pendingCompletion = Boxed(completion)
                 return .idle
             }
             return terminate(with: completion, downstream)
@@ -143,13 +149,13 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
 
     @inlinable
     func cancelSpecialised() {
-        let released = lock.withLock { () -> (SubjectCore<Output, Failure>?, S?, ContiguousArray<Output>, Output?) in
+        let released = lock.withLock { () -> (SubjectCore<Output, Failure>?, Boxed<S>?, ContiguousArray<Output>, ContiguousArray<Output>) in
             defer {
                 core = nil
                 downstream = nil
                 queue = []
                 queueHead = 0
-                pendingValue = nil
+                pendingValue = []
                 pendingCompletion = nil
             }
             return (core, downstream, queue, pendingValue)
@@ -176,13 +182,13 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         }
         // A kept latest value whose demand arrived during this delivery was owed before the
         // completion that arrived later.
-        if let value = pendingValue, demand > 0 {
-            pendingValue = nil
+        if let value = pendingValue.first, demand > 0 {
+            pendingValue.removeAll(keepingCapacity: true)
             demand -= 1
             return .value(value, downstream)
         }
         if let completion = pendingCompletion {
-            return terminate(with: completion, downstream)
+            return terminate(with: completion.value, downstream)
         }
         isDelivering = false
         return .idle
@@ -190,10 +196,10 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
 
     /// Moves to the terminal state (with the lock held) and returns the completion step.
     @inlinable
-    func terminate(with completion: Subscribers.Completion<Failure>, _ downstream: S) -> Step {
+    func terminate(with completion: Subscribers.Completion<Failure>, _ downstream: Boxed<S>) -> Step {
         self.downstream = nil
         core = nil
-        pendingValue = nil
+        pendingValue = []
         pendingCompletion = nil
         isDelivering = false
         return .completion(completion, downstream)
@@ -208,10 +214,10 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
             case .idle:
                 return
             case .completion(let completion, let downstream):
-                downstream.receive(completion: completion)
+                downstream.value.receive(completion: completion)
                 return
             case .value(let value, let downstream):
-                let more = downstream.receive(value)
+                let more = downstream.value.receive(value)
                 step = lock.withLock {
                     demand += more
                     return nextStep()
@@ -226,7 +232,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @usableFromInline
     var customMirror: Mirror {
         let (downstream, demand) = lock.withLock { (self.downstream, self.demand) }
-        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+        return Mirror(self, children: ["downstream": downstream?.value as Any, "demand": demand])
     }
     @usableFromInline
     var playgroundDescription: Any { description }

@@ -59,7 +59,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a subscription that checks each event.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let onSubscription = receiveSubscription.map { check in
                 { (subscription: any Subscription) in if check(subscription) { BreakpointTrap.raise() } }

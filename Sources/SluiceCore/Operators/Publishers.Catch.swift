@@ -28,7 +28,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through the shared catching subscription.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let handler = self.handler
             upstream.receive(subscriber: CatchingSubscription<Upstream.Failure, NewPublisher, S>(

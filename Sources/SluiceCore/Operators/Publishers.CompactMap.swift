@@ -24,53 +24,51 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that only non-`nil` results reach it.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, transform: transform))
+            upstream.receive(subscriber: CompactMapSubscriber(downstream: subscriber, transform: transform))
         }
     }
 }
 
-extension Publishers.CompactMap {
-    /// The subscriber `CompactMap` puts upstream: forwards non-`nil` results, and replaces the
-    /// demand a `nil` result used.
-    @usableFromInline
-    struct Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible
-    where Downstream.Input == Output, Downstream.Failure == Upstream.Failure {
-        @usableFromInline typealias Input = Upstream.Output
-        @usableFromInline typealias Failure = Upstream.Failure
+/// The subscriber `CompactMap` puts upstream: forwards non-`nil` results, and replaces the
+/// demand a `nil` result used.
+/// Top-level and generic over the input and the downstream only (see ``MapSubscriber``).
+@usableFromInline
+struct CompactMapSubscriber<Input, Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible
+{
+    @usableFromInline typealias Failure = Downstream.Failure
 
-        @usableFromInline let downstream: Downstream
-        @usableFromInline let transform: (Upstream.Output) -> Output?
-        @usableFromInline let combineIdentifier = CombineIdentifier()
+    @usableFromInline let downstream: Downstream
+    @usableFromInline let transform: (Input) -> Downstream.Input?
+    @usableFromInline let combineIdentifier = CombineIdentifier()
 
-        @inlinable
-        init(downstream: Downstream, transform: @escaping (Upstream.Output) -> Output?) {
-            self.downstream = downstream
-            self.transform = transform
-        }
-
-        @inlinable
-        func receive(subscription: any Subscription) {
-            downstream.receive(subscription: subscription)
-        }
-
-        @inlinable
-        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
-            if let output = transform(input) { return downstream.receive(output) }
-            return .max(1)
-        }
-
-        @inlinable
-        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            downstream.receive(completion: completion)
-        }
-
-        @usableFromInline var description: String { "CompactMap" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
-        @usableFromInline var playgroundDescription: Any { description }
+    @inlinable
+    init(downstream: Downstream, transform: @escaping (Input) -> Downstream.Input?) {
+        self.downstream = downstream
+        self.transform = transform
     }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        downstream.receive(subscription: subscription)
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        if let output = transform(input) { return downstream.receive(output) }
+        return .max(1)
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Downstream.Failure>) {
+        downstream.receive(completion: completion)
+    }
+
+    @usableFromInline var description: String { "CompactMap" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var playgroundDescription: Any { description }
 }
 
 extension Publisher {

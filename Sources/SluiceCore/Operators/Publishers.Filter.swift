@@ -24,52 +24,51 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that only matching values reach it.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, isIncluded: isIncluded))
+            upstream.receive(subscriber: FilterSubscriber(downstream: subscriber, isIncluded: isIncluded))
         }
     }
 }
 
-extension Publishers.Filter {
-    /// The subscriber `Filter` puts upstream: forwards matching values, and replaces the demand a
-    /// dropped value used.
-    @usableFromInline
-    struct Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible
-    where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failure {
-        @usableFromInline typealias Input = Upstream.Output
-        @usableFromInline typealias Failure = Upstream.Failure
+/// The subscriber `Filter` puts upstream: forwards matching values, and replaces the demand a
+/// dropped value used.
+/// Top-level and generic over the downstream only (see ``MapSubscriber``).
+@usableFromInline
+struct FilterSubscriber<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible
+{
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
 
-        @usableFromInline let downstream: Downstream
-        @usableFromInline let isIncluded: (Upstream.Output) -> Bool
-        @usableFromInline let combineIdentifier = CombineIdentifier()
+    @usableFromInline let downstream: Downstream
+    @usableFromInline let isIncluded: (Input) -> Bool
+    @usableFromInline let combineIdentifier = CombineIdentifier()
 
-        @inlinable
-        init(downstream: Downstream, isIncluded: @escaping (Upstream.Output) -> Bool) {
-            self.downstream = downstream
-            self.isIncluded = isIncluded
-        }
-
-        @inlinable
-        func receive(subscription: any Subscription) {
-            downstream.receive(subscription: subscription)
-        }
-
-        @inlinable
-        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
-            isIncluded(input) ? downstream.receive(input) : .max(1)
-        }
-
-        @inlinable
-        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            downstream.receive(completion: completion)
-        }
-
-        @usableFromInline var description: String { "Filter" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
-        @usableFromInline var playgroundDescription: Any { description }
+    @inlinable
+    init(downstream: Downstream, isIncluded: @escaping (Input) -> Bool) {
+        self.downstream = downstream
+        self.isIncluded = isIncluded
     }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        downstream.receive(subscription: subscription)
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        isIncluded(input) ? downstream.receive(input) : .max(1)
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Downstream.Failure>) {
+        downstream.receive(completion: completion)
+    }
+
+    @usableFromInline var description: String { "Filter" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var playgroundDescription: Any { description }
 }
 
 extension Publisher {

@@ -58,7 +58,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a subscription that reports every event.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: EventReporter(
                 downstream: subscriber,

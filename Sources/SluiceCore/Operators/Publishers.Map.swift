@@ -26,52 +26,55 @@ extension Publishers {
         /// Operators attach upstream with `receive(subscriber:)`, not `subscribe(_:)`: the compiler
         /// declines to specialise `subscribe` called recursively with ever larger subscriber types,
         /// and an unspecialised link leaves every element of the chain running generic code.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, transform: transform))
+            upstream.receive(subscriber: MapSubscriber(downstream: subscriber, transform: transform))
         }
     }
 }
 
-extension Publishers.Map {
-    /// The subscriber `Map` puts upstream: forwards the subscription and the completion, and
-    /// transforms each value.
-    @usableFromInline
-    struct Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible
-    where Downstream.Input == Output, Downstream.Failure == Upstream.Failure {
-        @usableFromInline typealias Input = Upstream.Output
-        @usableFromInline typealias Failure = Upstream.Failure
+/// The subscriber `Map` puts upstream: forwards the subscription and the completion, and
+/// transforms each value.
+///
+/// A top-level type generic only over what flows through it, not nested in `Publishers.Map`: a
+/// subscriber nested in its publisher carries the upstream's type, which grows at every stage of
+/// a chain, and the optimiser stops specialising a function that calls itself with growing types
+/// (a chain of maps calls `receive(_:)` of one `Map` subscriber from another). Generic over the
+/// input and the downstream only, the types shrink along the chain and every stage specialises.
+@usableFromInline
+struct MapSubscriber<Input, Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible
+{
+    @usableFromInline typealias Failure = Downstream.Failure
 
-        @usableFromInline let downstream: Downstream
-        @usableFromInline let transform: (Upstream.Output) -> Output
-        @usableFromInline let combineIdentifier = CombineIdentifier()
+    @usableFromInline let downstream: Downstream
+    @usableFromInline let transform: (Input) -> Downstream.Input
+    @usableFromInline let combineIdentifier = CombineIdentifier()
 
-        @inlinable
-        init(downstream: Downstream, transform: @escaping (Upstream.Output) -> Output) {
-            self.downstream = downstream
-            self.transform = transform
-        }
-
-        @inlinable
-        func receive(subscription: any Subscription) {
-            downstream.receive(subscription: subscription)
-        }
-
-        @inlinable
-        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
-            downstream.receive(transform(input))
-        }
-
-        @inlinable
-        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            downstream.receive(completion: completion)
-        }
-
-        @usableFromInline var description: String { "Map" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
-        @usableFromInline var playgroundDescription: Any { description }
+    @inlinable
+    init(downstream: Downstream, transform: @escaping (Input) -> Downstream.Input) {
+        self.downstream = downstream
+        self.transform = transform
     }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        downstream.receive(subscription: subscription)
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        downstream.receive(transform(input))
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Downstream.Failure>) {
+        downstream.receive(completion: completion)
+    }
+
+    @usableFromInline var description: String { "Map" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var playgroundDescription: Any { description }
 }
 
 extension Publisher {

@@ -19,7 +19,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that it receives the property of each value.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath = self.keyPath
             upstream.receive(subscriber: KeyPathInner(downstream: subscriber) { $0[keyPath: keyPath] })

@@ -30,7 +30,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that it receives the three properties of each value.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath0 = self.keyPath0, keyPath1 = self.keyPath1, keyPath2 = self.keyPath2
             upstream.receive(subscriber: KeyPathInner(downstream: subscriber) {

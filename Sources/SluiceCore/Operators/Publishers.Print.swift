@@ -37,7 +37,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a subscription that logs every event.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let log = PrintLog(prefix: prefix, stream: stream)
             upstream.receive(subscriber: EventReporter(

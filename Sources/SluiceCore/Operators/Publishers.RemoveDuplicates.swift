@@ -27,7 +27,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, wrapped so that duplicates don't reach it.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: Inner(downstream: subscriber, predicate: predicate))
         }

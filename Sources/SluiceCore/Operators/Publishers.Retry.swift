@@ -25,7 +25,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a subscription that re-subscribes on failure.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             RetrySubscription(upstream: upstream, retries: retries, downstream: subscriber).start()
         }
