@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A subject's view of one subscription: the erased interface `SubjectCore` delivers through.
 @usableFromInline
 class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
@@ -42,7 +44,15 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @exclusivity(unchecked) @usableFromInline var downstream: Boxed<S>?
     @exclusivity(unchecked) @usableFromInline var core: SubjectCore<Output, Failure>?
     @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
-    @exclusivity(unchecked) @usableFromInline var isDelivering = true
+    /// Who delivers, readable without the lock: ``delivering`` while a thread delivers (from the
+    /// start: the subscriber is inside `receive(subscription:)`), plus ``attention`` once another
+    /// thread, holding the lock, has left it work (a queued value, demand, a completion). Set only
+    /// under the lock; the one change made without it is the deliverer's own exit,
+    /// `delivering → idle`, which fails if ``attention`` is set. So a delivery whose subscriber
+    /// returns no new demand ends with one compare-and-swap instead of a second lock round trip.
+    @usableFromInline let delivery = Atomic<UInt8>(SubjectSubscription.delivering)
+    @usableFromInline static var delivering: UInt8 { 1 }
+    @usableFromInline static var attention: UInt8 { 2 }
     /// Values accepted during a delivery, waiting their turn: `queue[queueHead...]`.
     @exclusivity(unchecked) @usableFromInline var queue = ContiguousArray<Output>()
     @exclusivity(unchecked) @usableFromInline var queueHead = 0
@@ -95,11 +105,10 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
             }
             demand -= 1
             if replaysLatest && !pendingValue.isEmpty { pendingValue.removeAll(keepingCapacity: true) }
-            if isDelivering {
+            guard claimDelivery() else {
                 queue.append(value)
                 return .idle
             }
-            isDelivering = true
             return .value(value, downstream)
         }
         run(step)
@@ -109,7 +118,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     override func finish(_ completion: Subscribers.Completion<Failure>) {
         let step = lock.withLock { () -> Step in
             guard let downstream else { return .idle }
-            if isDelivering {
+            guard claimDelivery() else {
                 pendingCompletion = Boxed(completion)
                 return .idle
             }
@@ -140,8 +149,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         let step = lock.withLock { () -> Step in
             guard downstream != nil else { return .idle }
             self.demand += demand
-            if isDelivering { return .idle }
-            isDelivering = true
+            guard claimDelivery() else { return .idle }
             return nextStep()
         }
         run(step)
@@ -163,12 +171,32 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         released.0?.remove(self)
     }
 
-    /// Decides the next step of a delivery in progress. Called with the lock held and
-    /// `isDelivering` set; clears it when there is nothing left to do.
+    /// With the lock held: makes the calling thread the deliverer (`true`), or, when another
+    /// thread is delivering, flags ``attention`` so that it looks at the state again before it
+    /// stops (`false`).
+    @inlinable
+    func claimDelivery() -> Bool {
+        var state = delivery.load(ordering: .acquiring)
+        while true {
+            if state & Self.delivering == 0 {
+                // Only a thread holding the lock sets `delivering`: no one can race this store.
+                delivery.store(Self.delivering, ordering: .relaxed)
+                return true
+            }
+            if state & Self.attention != 0 { return false }
+            let (exchanged, original) = delivery.compareExchange(
+                expected: state, desired: state | Self.attention, ordering: .acquiringAndReleasing)
+            if exchanged { return false }
+            state = original  // the deliverer left meanwhile
+        }
+    }
+
+    /// Decides the next step of a delivery in progress. Called by the deliverer with the lock held;
+    /// marks the subscription idle when there is nothing left to do.
     @inlinable
     func nextStep() -> Step {
         guard let downstream else {
-            isDelivering = false
+            delivery.store(0, ordering: .releasing)
             return .idle
         }
         if queueHead < queue.count {
@@ -178,20 +206,29 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
                 queue.removeAll(keepingCapacity: true)
                 queueHead = 0
             }
-            return .value(value, downstream)
+            return keepDelivering(value, downstream)
         }
         // A kept latest value whose demand arrived during this delivery was owed before the
         // completion that arrived later.
         if let value = pendingValue.first, demand > 0 {
             pendingValue.removeAll(keepingCapacity: true)
             demand -= 1
-            return .value(value, downstream)
+            return keepDelivering(value, downstream)
         }
         if let completion = pendingCompletion {
             return terminate(with: completion.value, downstream)
         }
-        isDelivering = false
+        delivery.store(0, ordering: .releasing)
         return .idle
+    }
+
+    /// With the lock held: the deliverer's next value. ``attention`` stays set while more work
+    /// waits, so that the deliverer comes back under the lock after this value.
+    @inlinable
+    func keepDelivering(_ value: Output, _ downstream: Boxed<S>) -> Step {
+        let more = queueHead < queue.count || pendingCompletion != nil || (!pendingValue.isEmpty && demand > 0)
+        delivery.store(more ? Self.delivering | Self.attention : Self.delivering, ordering: .relaxed)
+        return .value(value, downstream)
     }
 
     /// Moves to the terminal state (with the lock held) and returns the completion step.
@@ -201,7 +238,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         core = nil
         pendingValue = []
         pendingCompletion = nil
-        isDelivering = false
+        delivery.store(0, ordering: .releasing)
         return .completion(completion, downstream)
     }
 
@@ -218,6 +255,12 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
                 return
             case .value(let value, let downstream):
                 let more = downstream.value.receive(value)
+                if more == .none,
+                   delivery.compareExchange(expected: Self.delivering, desired: 0,
+                                            ordering: .acquiringAndReleasing).exchanged
+                {
+                    return  // nothing needed attention meanwhile
+                }
                 step = lock.withLock {
                     demand += more
                     return nextStep()
