@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Publishers {
     /// A publisher that publishes a given sequence of elements.
     ///
@@ -60,6 +62,9 @@ extension Publishers.Sequence {
         @exclusivity(unchecked) @usableFromInline var downstream: S?
         /// `false` once cancelled or finished.
         @exclusivity(unchecked) @usableFromInline var isLive = true
+        /// Set by `cancel()` (as well as `isLive`): read without the lock by the pump once the demand
+        /// is unlimited, so that an unlimited stream costs no lock round trip per element.
+        @usableFromInline let isCancelled = Atomic<Bool>(false)
         @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
         @exclusivity(unchecked) @usableFromInline var isPumping = false
         /// Owned by the pumping thread.
@@ -118,11 +123,17 @@ extension Publishers.Sequence {
         /// subscription is cancelled, or the sequence ends. Called with `isPumping` set.
         @inlinable
         func pump() {
-            guard let downstream = lock.withLock({ claim() ? self.downstream : nil }) else { return }
+            guard let claimed = lock.withLock({ claim() ? (self.downstream, demand == .unlimited) : nil }),
+                  let downstream = claimed.0
+            else { return }
+            var unlimited = claimed.1
             while true {
                 let more = downstream.receive(next.unsafelyUnwrapped)
                 next = iterator.next()
                 let finished = next == nil
+                // Unlimited demand stays unlimited (`more` cannot change it): only a cancel can stop
+                // the stream before its end, and the flag says so without the lock.
+                if unlimited && !finished && !isCancelled.load(ordering: .relaxed) { continue }
                 let proceed = lock.withLock { () -> Bool in
                     self.demand += more
                     guard isLive else {
@@ -135,6 +146,7 @@ extension Publishers.Sequence {
                         self.downstream = nil
                         return true
                     }
+                    unlimited = demand == .unlimited
                     return claim()
                 }
                 if finished {
@@ -149,6 +161,7 @@ extension Publishers.Sequence {
         func cancel() {
             let released = lock.withLock { () -> S? in
                 isLive = false
+                isCancelled.store(true, ordering: .relaxed)
                 defer { downstream = nil }
                 return downstream
             }
