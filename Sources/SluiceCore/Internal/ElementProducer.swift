@@ -74,11 +74,23 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @usableFromInline let name: String
     // Guarded by `lock`:
     @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var downstream: Downstream?
+    @usableFromInline var boxedDownstream: Boxed<Downstream>?
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+    /// looking up `Optional` metadata (see ``Boxed``).
+    @inlinable var downstream: Downstream? {
+        get { boxedDownstream?.value }
+        set { boxedDownstream = newValue.map { Boxed($0) } }
+    }
     /// The downstream demand not yet used by a value.
     @usableFromInline var demand = Subscribers.Demand.none
     /// A last value waiting for downstream demand (the upstream has already completed).
-    @usableFromInline var pending: Step.Output?
+    @usableFromInline var boxedPending: Boxed<Step.Output>?
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+    /// looking up `Optional` metadata (see ``Boxed``).
+    @inlinable var pending: Step.Output? {
+        get { boxedPending?.value }
+        set { boxedPending = newValue.map { Boxed($0) } }
+    }
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery of a last value.
     @usableFromInline var isCancelled = false
 
@@ -86,7 +98,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     init(step: Step, downstream: Downstream, name: String) {
         self.step = step
-        self.downstream = downstream
+        boxedDownstream = Boxed(downstream)
         self.name = name
     }
 

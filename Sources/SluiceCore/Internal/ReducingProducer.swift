@@ -54,10 +54,22 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     @usableFromInline var reducer: R
     // Guarded by `lock`:
     @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var downstream: Downstream?
+    @usableFromInline var boxedDownstream: Boxed<Downstream>?
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+    /// looking up `Optional` metadata (see ``Boxed``).
+    @inlinable var downstream: Downstream? {
+        get { boxedDownstream?.value }
+        set { boxedDownstream = newValue.map { Boxed($0) } }
+    }
     @usableFromInline var hasDemand = false
     /// The result, waiting for downstream demand.
-    @usableFromInline var pending: R.Output?
+    @usableFromInline var boxedPending: Boxed<R.Output>?
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+    /// looking up `Optional` metadata (see ``Boxed``).
+    @inlinable var pending: R.Output? {
+        get { boxedPending?.value }
+        set { boxedPending = newValue.map { Boxed($0) } }
+    }
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery.
     @usableFromInline var isCancelled = false
     @usableFromInline let name: String
@@ -65,7 +77,7 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     @inlinable
     init(reducer: R, downstream: Downstream, name: String) {
         self.reducer = reducer
-        self.downstream = downstream
+        boxedDownstream = Boxed(downstream)
         self.name = name
     }
 

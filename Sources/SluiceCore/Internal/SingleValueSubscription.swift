@@ -6,7 +6,13 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
     @usableFromInline let lock = Lock()
-    @usableFromInline var downstream: S?
+    @usableFromInline var boxedDownstream: Boxed<S>?
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+    /// looking up `Optional` metadata (see ``Boxed``).
+    @inlinable var downstream: S? {
+        get { boxedDownstream?.value }
+        set { boxedDownstream = newValue.map { Boxed($0) } }
+    }
     /// Set by `cancel()`: a cancel from inside `receive(_:)` suppresses the completion.
     @usableFromInline var isCancelled = false
     @usableFromInline let value: S.Input
@@ -15,7 +21,7 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     @inlinable
     init(_ value: S.Input, downstream: S, name: String) {
         self.value = value
-        self.downstream = downstream
+        boxedDownstream = Boxed(downstream)
         self.name = name
     }
 

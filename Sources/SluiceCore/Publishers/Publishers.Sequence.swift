@@ -59,7 +59,13 @@ extension Publishers.Sequence {
         CustomPlaygroundDisplayConvertible, @unchecked Sendable
     where S.Input == Elements.Element, S.Failure == Failure {
         @usableFromInline let lock = Lock()
-        @exclusivity(unchecked) @usableFromInline var downstream: S?
+        @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<S>?
+        /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
+        /// looking up `Optional` metadata (see ``Boxed``).
+        @inlinable var downstream: S? {
+            get { boxedDownstream?.value }
+            set { boxedDownstream = newValue.map { Boxed($0) } }
+        }
         /// `false` once cancelled or finished.
         @exclusivity(unchecked) @usableFromInline var isLive = true
         /// Set by `cancel()` (as well as `isLive`): read without the lock by the pump once the demand
@@ -84,7 +90,7 @@ extension Publishers.Sequence {
             downstream: S, iterator: Elements.Iterator, first: Elements.Element, sequence: Elements,
             completion: Subscribers.Completion<Failure> = .finished, name: String? = nil
         ) {
-            self.downstream = downstream
+            boxedDownstream = Boxed(downstream)
             self.iterator = iterator
             next = first
             self.sequence = sequence
