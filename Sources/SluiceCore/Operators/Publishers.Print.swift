@@ -63,8 +63,11 @@ extension Publishers {
 @usableFromInline
 final class PrintLog: @unchecked Sendable {
     @usableFromInline let prefix: String
-    /// Written only by the subscription's (serialised) events.
+    /// Written with `lock` held: `request` and `cancel` may come from other threads than the
+    /// values, so lines can be written concurrently. The stream is the one call made under a lock
+    /// here — writing a line is all it does, and holding the lock keeps lines whole and in order.
     @usableFromInline var stream: (any TextOutputStream)?
+    @usableFromInline let lock = Lock()
 
     @inlinable
     init(prefix: String, stream: (any TextOutputStream)?) {
@@ -82,7 +85,7 @@ final class PrintLog: @unchecked Sendable {
     func write(_ message: String) {
         let line = prefix + message
         if stream != nil {
-            stream!.write(line + "\n")
+            lock.withLock { stream!.write(line + "\n") }
         } else {
             Swift.print(line)
         }
