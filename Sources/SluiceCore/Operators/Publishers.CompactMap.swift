@@ -101,3 +101,29 @@ extension Publishers.CompactMap {
         return Publishers.CompactMap(upstream: upstream) { first($0).map(transform) }
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Transforms the output at once: the result publishes the non-`nil` result, or nothing.
+    @inlinable
+    public func compactMap<T>(_ transform: (Output) -> T?) -> Optional<T>.Publisher {
+        Optional<T>.Publisher(transform(output))
+    }
+}
+
+extension Optional.Publisher {
+    /// Transforms the value, if any, at once: the result publishes the non-`nil` result, or nothing.
+    @inlinable
+    public func compactMap<T>(_ transform: (Output) -> T?) -> Optional<T>.Publisher {
+        Optional<T>.Publisher(output.flatMap(transform))
+    }
+}
+
+extension Publishers.Sequence {
+    /// Transforms every element at once, returning a publisher of the non-`nil` results.
+    @inlinable
+    public func compactMap<T>(_ transform: (Output) -> T?) -> Publishers.Sequence<[T], Failure> {
+        Publishers.Sequence<[T], Failure>(sequence: sequence.compactMap(transform))
+    }
+}

@@ -75,3 +75,19 @@ extension Result.Publisher {
     @inlinable
     public func first() -> Result<Output, Failure>.Publisher { self }
 }
+
+extension Optional.Publisher {
+    /// Publishes the value, if any, at once: it is the first element.
+    @inlinable
+    public func first() -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Publishers.Sequence where Elements: Collection, Failure == Never {
+    /// Takes the collection's first element at once.
+    @inlinable
+    public func first() -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(sequence.first)
+    }
+}
+
+extension Publishers.First: Equatable where Upstream: Equatable {}

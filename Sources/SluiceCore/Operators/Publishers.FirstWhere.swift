@@ -69,3 +69,30 @@ extension Publisher {
         Publishers.FirstWhere(upstream: self, predicate: predicate)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Tests the output at once: the result publishes it if it matches, and is empty otherwise.
+    @inlinable
+    public func first(where predicate: (Output) -> Bool) -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(predicate(output) ? output : nil)
+    }
+}
+
+extension Optional.Publisher {
+    /// Tests the value, if any, at once: the result publishes it if it matches, and is empty
+    /// otherwise.
+    @inlinable
+    public func first(where predicate: (Output) -> Bool) -> Optional<Wrapped>.Publisher {
+        Optional<Wrapped>.Publisher(output.flatMap { predicate($0) ? $0 : nil })
+    }
+}
+
+extension Publishers.Sequence where Failure == Never {
+    /// Finds the first matching element at once (the predicate runs until the first match).
+    @inlinable
+    public func first(where predicate: (Output) -> Bool) -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(sequence.first(where: predicate))
+    }
+}

@@ -72,3 +72,19 @@ extension Result.Publisher {
     @inlinable
     public func last() -> Result<Output, Failure>.Publisher { self }
 }
+
+extension Optional.Publisher {
+    /// Publishes the value, if any, at once: it is the last element.
+    @inlinable
+    public func last() -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Publishers.Sequence where Elements: BidirectionalCollection, Failure == Never {
+    /// Takes the collection's last element at once.
+    @inlinable
+    public func last() -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(sequence.last)
+    }
+}
+
+extension Publishers.Last: Equatable where Upstream: Equatable {}

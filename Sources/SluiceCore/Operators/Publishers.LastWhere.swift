@@ -70,3 +70,30 @@ extension Publisher {
         Publishers.LastWhere(upstream: self, predicate: predicate)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Tests the output at once: the result publishes it if it matches, and is empty otherwise.
+    @inlinable
+    public func last(where predicate: (Output) -> Bool) -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(predicate(output) ? output : nil)
+    }
+}
+
+extension Optional.Publisher {
+    /// Tests the value, if any, at once: the result publishes it if it matches, and is empty
+    /// otherwise.
+    @inlinable
+    public func last(where predicate: (Output) -> Bool) -> Optional<Wrapped>.Publisher {
+        Optional<Wrapped>.Publisher(output.flatMap { predicate($0) ? $0 : nil })
+    }
+}
+
+extension Publishers.Sequence where Elements: BidirectionalCollection, Failure == Never {
+    /// Finds the last matching element at once, searching from the end.
+    @inlinable
+    public func last(where predicate: (Output) -> Bool) -> Optional<Output>.Publisher {
+        Optional<Output>.Publisher(sequence.last(where: predicate))
+    }
+}

@@ -110,3 +110,17 @@ extension Publisher {
         Publishers.Map(upstream: self) { $0 ?? output }
     }
 }
+
+// MARK: Fused overloads
+
+extension Publishers.Sequence {
+    /// Replaces every `nil` element at once, returning a publisher of the array.
+    ///
+    /// As in Combine, the resulting publisher's elements keep the sequence's optional element type
+    /// (`T?`), all of them non-`nil`; erase the publisher (`eraseToAnyPublisher()`) before
+    /// `replaceNil(with:)` to get a publisher of `T`.
+    @inlinable
+    public func replaceNil<T>(with output: T) -> Publishers.Sequence<[Output], Failure> where Elements.Element == T? {
+        Publishers.Sequence<[Output], Failure>(sequence: sequence.map { $0 ?? output })
+    }
+}

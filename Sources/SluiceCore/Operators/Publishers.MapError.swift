@@ -91,3 +91,22 @@ extension Publisher {
         Publishers.MapError(upstream: self, transform: transform)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Gives the publisher a failure type at once; `Just` never fails, so `transform` is never
+    /// called.
+    @inlinable
+    public func mapError<E: Error>(_ transform: (Failure) -> E) -> Result<Output, E>.Publisher {
+        Result<Output, E>.Publisher(.success(output))
+    }
+}
+
+extension Result.Publisher {
+    /// Converts the failure at once, returning a new `Result.Publisher`.
+    @inlinable
+    public func mapError<E: Error>(_ transform: (Failure) -> E) -> Result<Output, E>.Publisher {
+        Result<Output, E>.Publisher(result.mapError(transform))
+    }
+}

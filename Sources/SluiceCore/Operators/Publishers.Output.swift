@@ -182,3 +182,84 @@ extension Publisher {
         Publishers.Output(upstream: self, range: range.relative(to: 0..<Int.max))
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Selects at once: the result publishes the output if `index` is `0`, and is empty otherwise.
+    @inlinable
+    public func output(at index: Int) -> Optional<Output>.Publisher {
+        precondition(index >= 0, "index must not be negative")
+        return Optional<Output>.Publisher(index == 0 ? output : nil)
+    }
+
+    /// Selects at once: the result publishes the output if `range` contains `0`, and is empty
+    /// otherwise.
+    @inlinable
+    public func output<R: RangeExpression>(in range: R) -> Optional<Output>.Publisher where R.Bound == Int {
+        let range = range.relative(to: 0..<Int.max)
+        precondition(range.lowerBound >= 0, "lowerBound must not be negative")
+        return Optional<Output>.Publisher(range.contains(0) ? output : nil)
+    }
+}
+
+extension Optional.Publisher {
+    /// Selects at once: the result publishes the value if there is one and `index` is `0`, and is
+    /// empty otherwise.
+    @inlinable
+    public func output(at index: Int) -> Optional<Wrapped>.Publisher {
+        precondition(index >= 0, "index must not be negative")
+        return Optional<Wrapped>.Publisher(index == 0 ? output : nil)
+    }
+
+    /// Selects at once: the result publishes the value if there is one and `range` contains `0`,
+    /// and is empty otherwise.
+    @inlinable
+    public func output<R: RangeExpression>(in range: R) -> Optional<Wrapped>.Publisher where R.Bound == Int {
+        let range = range.relative(to: 0..<Int.max)
+        precondition(range.lowerBound >= 0, "lowerBound must not be negative")
+        return Optional<Wrapped>.Publisher(range.contains(0) ? output : nil)
+    }
+}
+
+extension Publishers.Sequence where Elements: Collection, Failure == Never {
+    /// Selects the element at a collection index at once; the result is empty when the index is
+    /// outside the collection.
+    @inlinable
+    public func output(at index: Elements.Index) -> Optional<Output>.Publisher {
+        let isValid = index >= sequence.startIndex && index < sequence.endIndex
+        return Optional<Output>.Publisher(isValid ? sequence[index] : nil)
+    }
+}
+
+extension Publishers.Sequence where Elements: Collection {
+    /// Selects the elements in a range of collection indices at once (the part of the range
+    /// inside the collection).
+    @inlinable
+    public func output(in range: Range<Elements.Index>) -> Publishers.Sequence<[Output], Failure> {
+        let range = range.clamped(to: sequence.startIndex..<sequence.endIndex)
+        return Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
+    }
+}
+
+extension Publishers.Sequence where Elements: RandomAccessCollection, Failure == Never {
+    /// Selects the element at a collection index at once; the result is empty when the index is
+    /// outside the collection.
+    @inlinable
+    public func output(at index: Elements.Index) -> Optional<Output>.Publisher {
+        let isValid = index >= sequence.startIndex && index < sequence.endIndex
+        return Optional<Output>.Publisher(isValid ? sequence[index] : nil)
+    }
+}
+
+extension Publishers.Sequence where Elements: RandomAccessCollection {
+    /// Selects the elements in a range of collection indices at once (the part of the range
+    /// inside the collection).
+    @inlinable
+    public func output(in range: Range<Elements.Index>) -> Publishers.Sequence<[Output], Failure> {
+        let range = range.clamped(to: sequence.startIndex..<sequence.endIndex)
+        return Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
+    }
+}
+
+extension Publishers.Output: Equatable where Upstream: Equatable {}

@@ -110,3 +110,53 @@ extension Publisher {
         Publishers.RemoveDuplicates(upstream: self, predicate: predicate)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// A single output has no duplicates: returns this publisher; `predicate` is never called.
+    @inlinable
+    public func removeDuplicates(by predicate: (Output, Output) -> Bool) -> Just<Output> { self }
+}
+
+extension Just where Output: Equatable {
+    /// A single output has no duplicates: returns this publisher.
+    @inlinable
+    public func removeDuplicates() -> Just<Output> { self }
+}
+
+extension Optional.Publisher {
+    /// At most one value has no duplicates: returns this publisher; `predicate` is never called.
+    @inlinable
+    public func removeDuplicates(by predicate: (Output, Output) -> Bool) -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Optional.Publisher where Wrapped: Equatable {
+    /// At most one value has no duplicates: returns this publisher.
+    @inlinable
+    public func removeDuplicates() -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Result.Publisher {
+    /// At most one value has no duplicates: returns this publisher; `predicate` is never called.
+    @inlinable
+    public func removeDuplicates(by predicate: (Output, Output) -> Bool) -> Result<Output, Failure>.Publisher { self }
+}
+
+extension Result.Publisher where Success: Equatable {
+    /// At most one value has no duplicates: returns this publisher.
+    @inlinable
+    public func removeDuplicates() -> Result<Output, Failure>.Publisher { self }
+}
+
+extension Publishers.Sequence where Elements.Element: Equatable {
+    /// Removes consecutive duplicates at once, returning a publisher of the remaining array.
+    @inlinable
+    public func removeDuplicates() -> Publishers.Sequence<[Output], Failure> {
+        var results: [Output] = []
+        for element in sequence where results.last != element {
+            results.append(element)
+        }
+        return Publishers.Sequence<[Output], Failure>(sequence: results)
+    }
+}

@@ -79,3 +79,25 @@ extension Publisher {
         Publishers.ReplaceEmpty(upstream: self, output: output)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// `Just` is never empty: returns this publisher.
+    @inlinable
+    public func replaceEmpty(with output: Output) -> Just<Output> { self }
+}
+
+extension Optional.Publisher {
+    /// Resolves at once: a `Just` of the value, or of `output` when there is none.
+    @inlinable
+    public func replaceEmpty(with output: Wrapped) -> Just<Wrapped> {
+        Just(self.output ?? output)
+    }
+}
+
+extension Result.Publisher {
+    /// A `Result.Publisher` is never empty (it publishes a value or fails): returns this publisher.
+    @inlinable
+    public func replaceEmpty(with output: Output) -> Result<Output, Failure>.Publisher { self }
+}

@@ -74,3 +74,30 @@ extension Publisher {
         Publishers.ReplaceError(upstream: self, output: output)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// `Just` never fails: returns this publisher.
+    @inlinable
+    public func replaceError(with output: Output) -> Just<Output> { self }
+}
+
+extension Optional.Publisher {
+    /// `Optional.Publisher` never fails: returns this publisher.
+    @inlinable
+    public func replaceError(with output: Wrapped) -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Result.Publisher {
+    /// Resolves at once: the success value, or `output` in place of the failure.
+    @inlinable
+    public func replaceError(with output: Output) -> Result<Output, Never>.Publisher {
+        switch result {
+        case .success(let value):
+            return Result<Output, Never>.Publisher(.success(value))
+        case .failure:
+            return Result<Output, Never>.Publisher(.success(output))
+        }
+    }
+}

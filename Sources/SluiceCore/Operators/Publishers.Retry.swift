@@ -181,3 +181,23 @@ extension Publisher {
         Publishers.Retry(upstream: self, retries: retries)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// `Just` never fails: returns this publisher.
+    @inlinable
+    public func retry(_ times: Int) -> Just<Output> { self }
+}
+
+extension Optional.Publisher {
+    /// `Optional.Publisher` never fails: returns this publisher.
+    @inlinable
+    public func retry(_ times: Int) -> Optional<Wrapped>.Publisher { self }
+}
+
+extension Result.Publisher {
+    /// Subscribing again would deliver the same result: returns this publisher.
+    @inlinable
+    public func retry(_ times: Int) -> Result<Output, Failure>.Publisher { self }
+}

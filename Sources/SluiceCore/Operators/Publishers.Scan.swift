@@ -101,3 +101,47 @@ extension Publisher {
         Publishers.Scan(upstream: self, initialResult: initialResult, nextPartialResult: nextPartialResult)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Accumulates the one output at once: the result publishes
+    /// `nextPartialResult(initialResult, output)`.
+    @inlinable
+    public func scan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) -> T) -> Result<T, Failure>.Publisher {
+        Result<T, Failure>.Publisher(.success(nextPartialResult(initialResult, output)))
+    }
+}
+
+extension Optional.Publisher {
+    /// Accumulates the value, if any, at once: the result publishes
+    /// `nextPartialResult(initialResult, value)`, or nothing.
+    @inlinable
+    public func scan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) -> T) -> Optional<T>.Publisher {
+        Optional<T>.Publisher(output.map { nextPartialResult(initialResult, $0) })
+    }
+}
+
+extension Result.Publisher {
+    /// Accumulates the success value at once, or keeps the failure.
+    @inlinable
+    public func scan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) -> T) -> Result<T, Failure>.Publisher {
+        Result<T, Failure>.Publisher(result.map { nextPartialResult(initialResult, $0) })
+    }
+}
+
+extension Publishers.Sequence {
+    /// Computes every partial result at once, returning a publisher of the array of partial
+    /// results.
+    @inlinable
+    public func scan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) -> T) -> Publishers.Sequence<[T], Failure> {
+        var accumulator = initialResult
+        var results: [T] = []
+        results.reserveCapacity(sequence.underestimatedCount)
+        for element in sequence {
+            accumulator = nextPartialResult(accumulator, element)
+            results.append(accumulator)
+        }
+        return Publishers.Sequence<[T], Failure>(sequence: results)
+    }
+}

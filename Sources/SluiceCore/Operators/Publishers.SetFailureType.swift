@@ -85,3 +85,34 @@ extension Publisher where Failure == Never {
         Publishers.SetFailureType(upstream: self)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Gives the publisher the failure type `E` at once, returning a `Result.Publisher` that
+    /// publishes the output.
+    @inlinable
+    public func setFailureType<E: Error>(to failureType: E.Type) -> Result<Output, E>.Publisher {
+        Result<Output, E>.Publisher(.success(output))
+    }
+}
+
+extension Result.Publisher where Failure == Never {
+    /// Gives the publisher the failure type `E` at once, returning a `Result.Publisher` that
+    /// publishes the same success value.
+    @inlinable
+    public func setFailureType<E: Error>(to failureType: E.Type) -> Result<Output, E>.Publisher {
+        switch result {
+        case .success(let output):
+            return Result<Output, E>.Publisher(.success(output))
+        }
+    }
+}
+
+extension Publishers.Sequence {
+    /// Gives the sequence publisher the failure type `E`, keeping the same sequence.
+    @inlinable
+    public func setFailureType<E: Error>(to error: E.Type) -> Publishers.Sequence<Elements, E> {
+        Publishers.Sequence<Elements, E>(sequence: sequence)
+    }
+}

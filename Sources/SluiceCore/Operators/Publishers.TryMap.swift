@@ -98,3 +98,28 @@ extension Publishers.TryMap {
         return Publishers.TryMap(upstream: upstream) { try transform(try first($0)) }
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Transforms the output at once with an error-throwing closure: the result publishes the new
+    /// value, or fails with the thrown error.
+    @inlinable
+    public func tryMap<T>(_ transform: (Output) throws -> T) -> Result<T, any Error>.Publisher {
+        Result<T, any Error>.Publisher(Result<T, any Error> { try transform(output) })
+    }
+}
+
+extension Result.Publisher {
+    /// Transforms the success value at once with an error-throwing closure: the result publishes
+    /// the new value, or fails with the thrown error (or with the original failure).
+    @inlinable
+    public func tryMap<T>(_ transform: (Output) throws -> T) -> Result<T, any Error>.Publisher {
+        switch result {
+        case .success(let output):
+            return Result<T, any Error>.Publisher(Result<T, any Error> { try transform(output) })
+        case .failure(let error):
+            return Result<T, any Error>.Publisher(.failure(error))
+        }
+    }
+}

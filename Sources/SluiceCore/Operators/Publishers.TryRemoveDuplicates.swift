@@ -85,3 +85,23 @@ extension Publisher {
         Publishers.TryRemoveDuplicates(upstream: self, predicate: predicate)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// A single output has no duplicates: the result publishes it; `predicate` is never called.
+    @inlinable
+    public func tryRemoveDuplicates(by predicate: (Output, Output) throws -> Bool) -> Result<Output, any Error>.Publisher {
+        Result<Output, any Error>.Publisher(.success(output))
+    }
+}
+
+extension Result.Publisher {
+    /// At most one value has no duplicates: the result publishes the same result with an
+    /// `any Error` failure; `predicate` is never called.
+    @inlinable
+    public func tryRemoveDuplicates(by predicate: (Output, Output) throws -> Bool)
+        -> Result<Output, any Error>.Publisher {
+        Result<Output, any Error>.Publisher(result.mapError { $0 })
+    }
+}

@@ -86,3 +86,30 @@ extension Publisher {
         Publishers.TryScan(upstream: self, initialResult: initialResult, nextPartialResult: nextPartialResult)
     }
 }
+
+// MARK: Fused overloads
+
+extension Just {
+    /// Accumulates the one output at once with an error-throwing closure: the result publishes the
+    /// partial result, or fails with the thrown error.
+    @inlinable
+    public func tryScan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) throws -> T)
+        -> Result<T, any Error>.Publisher {
+        Result<T, any Error>.Publisher(Result<T, any Error> { try nextPartialResult(initialResult, output) })
+    }
+}
+
+extension Result.Publisher {
+    /// Accumulates the success value at once with an error-throwing closure: the result publishes
+    /// the partial result, or fails with the thrown error (or with the original failure).
+    @inlinable
+    public func tryScan<T>(_ initialResult: T, _ nextPartialResult: (T, Output) throws -> T)
+        -> Result<T, any Error>.Publisher {
+        switch result {
+        case .success(let output):
+            return Result<T, any Error>.Publisher(Result<T, any Error> { try nextPartialResult(initialResult, output) })
+        case .failure(let error):
+            return Result<T, any Error>.Publisher(.failure(error))
+        }
+    }
+}

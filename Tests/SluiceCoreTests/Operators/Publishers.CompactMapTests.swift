@@ -111,3 +111,27 @@ struct CompactMapTests {
         #expect(subscriber.values == ["#20", "#60"])
     }
 }
+
+extension CompactMapTests {
+    @Test func fusedOnJustOptionalAndSequence() {
+        let just = Just("7").compactMap { Int($0) }
+        #expect(type(of: just) == Optional<Int>.Publisher.self)
+        #expect(just == Optional(7).publisher)
+        #expect(Just("x").compactMap { Int($0) } == Optional<Int>.none.publisher)
+
+        let optional = Optional("8").publisher.compactMap { Int($0) }
+        #expect(type(of: optional) == Optional<Int>.Publisher.self)
+        #expect(optional == Optional(8).publisher)
+        #expect(Optional("y").publisher.compactMap { Int($0) } == Optional<Int>.none.publisher)
+        #expect(Optional<String>.none.publisher.compactMap { Int($0) } == Optional<Int>.none.publisher)
+
+        var calls = 0
+        let sequence = ["1", "a", "3"].publisher.compactMap { text -> Int? in
+            calls += 1
+            return Int(text)
+        }
+        #expect(calls == 3)
+        #expect(type(of: sequence) == Publishers.Sequence<[Int], Never>.self)
+        #expect(sequence.sequence == [1, 3])
+    }
+}

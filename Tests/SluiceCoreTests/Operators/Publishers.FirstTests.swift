@@ -77,3 +77,24 @@ struct FirstTests {
         #expect(Result<Int, TestError>.Publisher(2).first().result == .success(2))
     }
 }
+
+extension FirstTests {
+    @Test func fusedOnOptionalAndCollectionSequence() {
+        #expect(type(of: Optional(1).publisher.first()) == Optional<Int>.Publisher.self)
+        #expect(Optional(1).publisher.first() == Optional(1).publisher)
+        #expect(Optional<Int>.none.publisher.first() == Optional<Int>.none.publisher)
+        let sequence = [4, 5, 6].publisher.first()
+        #expect(type(of: sequence) == Optional<Int>.Publisher.self)
+        #expect(sequence == Optional(4).publisher)
+        #expect([Int]().publisher.first() == Optional<Int>.none.publisher)
+        // A plain `Sequence` that is not a collection keeps the operator.
+        #expect(type(of: stride(from: 0, to: 3, by: 1).publisher.first())
+            == Publishers.First<Publishers.Sequence<StrideTo<Int>, Never>>.self)
+    }
+
+    @Test func equatable() {
+        let sequence = Publishers.Sequence<[Int], TestError>(sequence: [1, 2])
+        #expect(sequence.first() == Publishers.First(upstream: sequence))
+        #expect(sequence.first() != Publishers.First(upstream: Publishers.Sequence<[Int], TestError>(sequence: [2])))
+    }
+}

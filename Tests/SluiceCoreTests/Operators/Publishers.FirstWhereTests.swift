@@ -54,3 +54,25 @@ struct FirstWhereTests {
             == Publishers.FirstWhere<PassthroughSubject<Int, Never>>.self)
     }
 }
+
+extension FirstWhereTests {
+    @Test func fusedOnJustOptionalAndSequence() {
+        #expect(type(of: Just(2).first(where: { $0 > 1 })) == Optional<Int>.Publisher.self)
+        #expect(Just(2).first(where: { $0 > 1 }) == Optional(2).publisher)
+        #expect(Just(0).first(where: { $0 > 1 }) == Optional<Int>.none.publisher)
+        #expect(type(of: Optional(3).publisher.first(where: { $0 > 1 })) == Optional<Int>.Publisher.self)
+        #expect(Optional(3).publisher.first(where: { $0 > 1 }) == Optional(3).publisher)
+        #expect(Optional(1).publisher.first(where: { $0 > 1 }) == Optional<Int>.none.publisher)
+
+        var tested: [Int] = []
+        let sequence = [1, 5, 2, 7].publisher.first { value in
+            tested.append(value)
+            return value > 4
+        }
+        #expect(tested == [1, 5])
+        #expect(type(of: sequence) == Optional<Int>.Publisher.self)
+        #expect(sequence == Optional(5).publisher)
+        #expect(type(of: Publishers.Sequence<[Int], TestError>(sequence: [1]).first(where: { _ in true }))
+            == Publishers.FirstWhere<Publishers.Sequence<[Int], TestError>>.self)
+    }
+}

@@ -72,3 +72,22 @@ struct LastTests {
         #expect(Result<Int, TestError>.Publisher(2).last().result == .success(2))
     }
 }
+
+extension LastTests {
+    @Test func fusedOnOptionalAndBidirectionalSequence() {
+        #expect(type(of: Optional(1).publisher.last()) == Optional<Int>.Publisher.self)
+        #expect(Optional(1).publisher.last() == Optional(1).publisher)
+        let sequence = [4, 5, 6].publisher.last()
+        #expect(type(of: sequence) == Optional<Int>.Publisher.self)
+        #expect(sequence == Optional(6).publisher)
+        #expect([Int]().publisher.last() == Optional<Int>.none.publisher)
+        #expect(type(of: stride(from: 0, to: 3, by: 1).publisher.last())
+            == Publishers.Last<Publishers.Sequence<StrideTo<Int>, Never>>.self)
+    }
+
+    @Test func equatable() {
+        let sequence = Publishers.Sequence<[Int], TestError>(sequence: [1, 2])
+        #expect(sequence.last() == Publishers.Last(upstream: sequence))
+        #expect(sequence.last() != Publishers.Last(upstream: Publishers.Sequence<[Int], TestError>(sequence: [2])))
+    }
+}

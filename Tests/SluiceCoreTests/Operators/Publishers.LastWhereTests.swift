@@ -40,3 +40,24 @@ struct LastWhereTests {
             == Publishers.LastWhere<PassthroughSubject<Int, Never>>.self)
     }
 }
+
+extension LastWhereTests {
+    @Test func fusedOnJustOptionalAndSequence() {
+        #expect(type(of: Just(2).last(where: { $0 > 1 })) == Optional<Int>.Publisher.self)
+        #expect(Just(2).last(where: { $0 > 1 }) == Optional(2).publisher)
+        #expect(Just(0).last(where: { $0 > 1 }) == Optional<Int>.none.publisher)
+        #expect(Optional(3).publisher.last(where: { $0 > 1 }) == Optional(3).publisher)
+        #expect(Optional<Int>.none.publisher.last(where: { $0 > 1 }) == Optional<Int>.none.publisher)
+
+        var tested: [Int] = []
+        let sequence = [1, 5, 2, 7, 3].publisher.last { value in
+            tested.append(value)
+            return value > 4
+        }
+        #expect(tested == [3, 7])
+        #expect(type(of: sequence) == Optional<Int>.Publisher.self)
+        #expect(sequence == Optional(7).publisher)
+        #expect(type(of: stride(from: 0, to: 3, by: 1).publisher.last(where: { _ in true }))
+            == Publishers.LastWhere<Publishers.Sequence<StrideTo<Int>, Never>>.self)
+    }
+}

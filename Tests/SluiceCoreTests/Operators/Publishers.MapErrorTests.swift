@@ -95,3 +95,24 @@ struct MapErrorTests {
         #expect(unlabelled.transform(TestError(code: 9)) == Wrapped(inner: TestError(code: 9)))
     }
 }
+
+extension MapErrorTests {
+    @Test func fusedOnJustAndResult() {
+        // `Just` never fails, so the transform is never called (built generically: no dead code).
+        func constant<Input, E>(_ error: E) -> (Input) -> E { { _ in error } }
+        let just = Just(1).mapError(constant(TestError(code: 1)))
+        #expect(type(of: just) == Result<Int, TestError>.Publisher.self)
+        #expect(just.result == .success(1))
+
+        struct Wrapped: Error, Equatable { var code: Int }
+        var calls = 0
+        let failed = Result<Int, TestError>.Publisher(TestError(code: 4)).mapError { error -> Wrapped in
+            calls += 1
+            return Wrapped(code: error.code * 10)
+        }
+        #expect(calls == 1)
+        #expect(type(of: failed) == Result<Int, Wrapped>.Publisher.self)
+        #expect(failed.result == .failure(Wrapped(code: 40)))
+        #expect(Result<Int, TestError>.Publisher(2).mapError { Wrapped(code: $0.code) }.result == .success(2))
+    }
+}

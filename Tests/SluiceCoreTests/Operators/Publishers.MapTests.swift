@@ -193,3 +193,16 @@ struct ReplaceNilTests {
         try await PublisherContract.verify { [1, nil, 3].publisher.eraseToAnyPublisher().replaceNil(with: 0) }
     }
 }
+
+extension MapTests {
+    @Test func fusedReplaceNilOnSequenceKeepsTheOptionalElementType() {
+        let replaced = [1, nil, 3].publisher.replaceNil(with: 0)
+        // Combine's overload keeps `[T?]`: every element is non-nil.
+        #expect(type(of: replaced) == Publishers.Sequence<[Int?], Never>.self)
+        #expect(replaced.sequence == [1, 0, 3])
+        let subscriber = TestSubscriber<Int?, Never>()
+        replaced.subscribe(subscriber)
+        #expect(subscriber.values == [1, 0, 3])
+        #expect(subscriber.completion == .finished)
+    }
+}

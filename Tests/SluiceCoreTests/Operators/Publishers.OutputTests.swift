@@ -113,3 +113,47 @@ struct OutputTests {
         #expect(subject.output(in: ..<4).range == 0..<4)
     }
 }
+
+extension OutputTests {
+    @Test func fusedOnJustAndOptional() {
+        #expect(type(of: Just(1).output(at: 0)) == Optional<Int>.Publisher.self)
+        #expect(Just(1).output(at: 0) == Optional(1).publisher)
+        #expect(Just(1).output(at: 1) == Optional<Int>.none.publisher)
+        #expect(type(of: Just(1).output(in: 0...2)) == Optional<Int>.Publisher.self)
+        #expect(Just(1).output(in: 0...2) == Optional(1).publisher)
+        #expect(Just(1).output(in: 1...) == Optional<Int>.none.publisher)
+        #expect(Just(1).output(in: ..<1) == Optional(1).publisher)
+        #expect(Just(1).output(in: 0..<0) == Optional<Int>.none.publisher)
+        #expect(Optional(2).publisher.output(at: 0) == Optional(2).publisher)
+        #expect(Optional(2).publisher.output(at: 3) == Optional<Int>.none.publisher)
+        #expect(Optional(2).publisher.output(in: 0..<1) == Optional(2).publisher)
+        #expect(Optional<Int>.none.publisher.output(in: 0..<1) == Optional<Int>.none.publisher)
+    }
+
+    @Test func fusedOnCollectionSequences() {
+        let array = [10, 11, 12, 13].publisher
+        #expect(type(of: array.output(at: 2)) == Optional<Int>.Publisher.self)
+        #expect(array.output(at: 2) == Optional(12).publisher)
+        #expect(array.output(at: 4) == Optional<Int>.none.publisher)
+        #expect(type(of: array.output(in: 1..<3)) == Publishers.Sequence<[Int], Never>.self)
+        #expect(array.output(in: 1..<3).sequence == [11, 12])
+        #expect(array.output(in: 2..<9).sequence == [12, 13])
+        let failing = Publishers.Sequence<[Int], TestError>(sequence: [1, 2, 3])
+        #expect(type(of: failing.output(in: 0..<2)) == Publishers.Sequence<[Int], TestError>.self)
+        #expect(type(of: failing.output(at: 0)) == Publishers.Output<Publishers.Sequence<[Int], TestError>>.self)
+
+        // A non-random-access collection indexes with its own index type.
+        let text = "abc"
+        let characters = text.publisher
+        let second = text.index(after: text.startIndex)
+        #expect(characters.output(at: second) == Optional<Character>("b").publisher)
+        #expect(characters.output(at: text.endIndex) == Optional<Character>.none.publisher)
+        #expect(characters.output(in: second..<text.endIndex).sequence == ["b", "c"])
+    }
+
+    @Test func equatable() {
+        let sequence = Publishers.Sequence<[Int], TestError>(sequence: [1, 2])
+        #expect(Publishers.Output(upstream: sequence, range: 0..<1) == Publishers.Output(upstream: sequence, range: 0..<1))
+        #expect(Publishers.Output(upstream: sequence, range: 0..<1) != Publishers.Output(upstream: sequence, range: 0..<2))
+    }
+}

@@ -65,3 +65,56 @@ struct PrintTests {
         #expect(printed.prefix == "x")
     }
 }
+
+/// Transcripts that Apple's Combine is widely observed to print (playground output published with
+/// its book examples), reproduced line for line.
+extension PrintTests {
+    @Test func matchesCombinesTranscriptForOutputAt() {
+        let lines = Lines()
+        let subscriber = TestSubscriber<String, Never>()
+        ["A", "B", "C"].publisher.print("publisher", to: Capture(lines: lines)).output(at: 1).subscribe(subscriber)
+        #expect(subscriber.values == ["B"])
+        #expect(lines.text == """
+            publisher: receive subscription: (["A", "B", "C"])
+            publisher: request unlimited
+            publisher: receive value: (A)
+            publisher: request max: (1) (synchronous)
+            publisher: receive value: (B)
+            publisher: receive cancel
+
+            """)
+    }
+
+    @Test func matchesCombinesTranscriptForRemoveDuplicates() {
+        let lines = Lines()
+        let subscriber = TestSubscriber<String, Never>()
+        ["one", "two", "three", "three", "four"].publisher.print("sb", to: Capture(lines: lines))
+            .removeDuplicates().subscribe(subscriber)
+        #expect(subscriber.values == ["one", "two", "three", "four"])
+        #expect(lines.text == """
+            sb: receive subscription: (["one", "two", "three", "three", "four"])
+            sb: request unlimited
+            sb: receive value: (one)
+            sb: receive value: (two)
+            sb: receive value: (three)
+            sb: receive value: (three)
+            sb: request max: (1) (synchronous)
+            sb: receive value: (four)
+            sb: receive finished
+
+            """)
+    }
+
+    @Test func matchesCombinesTranscriptForAFusedReduce() {
+        let lines = Lines()
+        let subscriber = TestSubscriber<Int, Never>()
+        [1, 2, 3, 4].publisher.reduce(0, +).print(to: Capture(lines: lines)).subscribe(subscriber)
+        #expect(lines.text == """
+            receive subscription: (Once)
+            request unlimited
+            receive value: (10)
+            receive finished
+
+            """)
+    }
+}

@@ -96,3 +96,27 @@ struct RemoveDuplicatesTests {
         #expect(type(of: subject.removeDuplicates(by: <)) == Expected.self)
     }
 }
+
+extension RemoveDuplicatesTests {
+    @Test func fusedOnJustOptionalResultAndSequence() {
+        var calls = 0
+        let never: (Int, Int) -> Bool = { _, _ in
+            calls += 1
+            return true
+        }
+        #expect(type(of: Just(1).removeDuplicates()) == Just<Int>.self)
+        #expect(Just(1).removeDuplicates(by: never) == Just(1))
+        #expect(Optional(2).publisher.removeDuplicates() == Optional(2).publisher)
+        #expect(type(of: Optional(2).publisher.removeDuplicates(by: never)) == Optional<Int>.Publisher.self)
+        #expect(Optional(2).publisher.removeDuplicates(by: never) == Optional(2).publisher)
+        #expect(Result<Int, TestError>.Publisher(3).removeDuplicates() == Result<Int, TestError>.Publisher(3))
+        #expect(type(of: Result<Int, TestError>.Publisher(3).removeDuplicates(by: never))
+            == Result<Int, TestError>.Publisher.self)
+        #expect(calls == 0)
+
+        let sequence = [1, 1, 2, 2, 2, 1, 3, 3].publisher.removeDuplicates()
+        #expect(type(of: sequence) == Publishers.Sequence<[Int], Never>.self)
+        #expect(sequence.sequence == [1, 2, 1, 3])
+        #expect([Int]().publisher.removeDuplicates().sequence == [])
+    }
+}

@@ -102,3 +102,17 @@ struct ReplaceEmptyTests {
         #expect(Empty<Int, Never>().replaceEmpty(with: 1) != Empty<Int, Never>().replaceEmpty(with: 2))
     }
 }
+
+extension ReplaceEmptyTests {
+    @Test func fusedOnJustOptionalAndResult() {
+        #expect(type(of: Just(1).replaceEmpty(with: 0)) == Just<Int>.self)
+        #expect(Just(1).replaceEmpty(with: 0) == Just(1))
+        #expect(type(of: Optional(2).publisher.replaceEmpty(with: 0)) == Just<Int>.self)
+        #expect(Optional(2).publisher.replaceEmpty(with: 0) == Just(2))
+        #expect(Optional<Int>.none.publisher.replaceEmpty(with: 9) == Just(9))
+        #expect(type(of: Result<Int, TestError>.Publisher(3).replaceEmpty(with: 0)) == Result<Int, TestError>.Publisher.self)
+        #expect(Result<Int, TestError>.Publisher(3).replaceEmpty(with: 0).result == .success(3))
+        #expect(Result<Int, TestError>.Publisher(TestError(code: 1)).replaceEmpty(with: 0).result
+            == .failure(TestError(code: 1)))
+    }
+}

@@ -102,3 +102,17 @@ struct ReplaceErrorTests {
         #expect(fail.replaceError(with: 1) != fail.replaceError(with: 2))
     }
 }
+
+extension ReplaceErrorTests {
+    @Test func fusedOnJustOptionalAndResult() {
+        #expect(type(of: Just(1).replaceError(with: 0)) == Just<Int>.self)
+        #expect(Just(1).replaceError(with: 0) == Just(1))
+        #expect(type(of: Optional(2).publisher.replaceError(with: 0)) == Optional<Int>.Publisher.self)
+        #expect(Optional(2).publisher.replaceError(with: 0) == Optional(2).publisher)
+        #expect(Optional<Int>.none.publisher.replaceError(with: 0) == Optional<Int>.none.publisher)
+        let result = Result<Int, TestError>.Publisher(3).replaceError(with: 0)
+        #expect(type(of: result) == Result<Int, Never>.Publisher.self)
+        #expect(result.result == .success(3))
+        #expect(Result<Int, TestError>.Publisher(TestError()).replaceError(with: 7).result == .success(7))
+    }
+}

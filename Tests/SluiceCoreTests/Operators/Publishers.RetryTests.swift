@@ -47,3 +47,14 @@ struct RetryTests {
         }
     }
 }
+
+extension RetryTests {
+    @Test func fusedOnJustOptionalAndResult() {
+        #expect(type(of: Just(1).retry(3)) == Just<Int>.self)
+        #expect(Just(1).retry(3) == Just(1))
+        #expect(type(of: Optional(2).publisher.retry(3)) == Optional<Int>.Publisher.self)
+        #expect(Optional(2).publisher.retry(3) == Optional(2).publisher)
+        #expect(type(of: Result<Int, TestError>.Publisher(3).retry(3)) == Result<Int, TestError>.Publisher.self)
+        #expect(Result<Int, TestError>.Publisher(TestError(code: 2)).retry(3).result == .failure(TestError(code: 2)))
+    }
+}

@@ -83,3 +83,34 @@ struct ScanTests {
             == Publishers.Scan<PassthroughSubject<Int, Never>, String>.self)
     }
 }
+
+extension ScanTests {
+    @Test func fusedOnJustOptionalResultAndSequence() {
+        let just = Just(5).scan(10, +)
+        #expect(Swift.type(of: just) == Result<Int, Never>.Publisher.self)
+        #expect(just.result == .success(15))
+
+        let optional = Optional(2).publisher.scan("", { "\($0)\($1)" })
+        #expect(Swift.type(of: optional) == Optional<String>.Publisher.self)
+        #expect(optional == Optional("2").publisher)
+        #expect(Optional<Int>.none.publisher.scan(0, +) == Optional<Int>.none.publisher)
+
+        let result = Result<Int, TestError>.Publisher(3).scan(1, *)
+        #expect(Swift.type(of: result) == Result<Int, TestError>.Publisher.self)
+        #expect(result.result == .success(3))
+        #expect(Result<Int, TestError>.Publisher(TestError(code: 2)).scan(1, *).result == .failure(TestError(code: 2)))
+
+        var calls = 0
+        let sequence = [1, 2, 3, 4].publisher.scan(0) { sum, value in
+            calls += 1
+            return sum + value
+        }
+        #expect(calls == 4)
+        #expect(Swift.type(of: sequence) == Publishers.Sequence<[Int], Never>.self)
+        #expect(sequence.sequence == [1, 3, 6, 10])
+        let subscriber = TestSubscriber<Int, Never>()
+        sequence.subscribe(subscriber)
+        #expect(subscriber.values == [1, 3, 6, 10])
+        #expect(subscriber.completion == .finished)
+    }
+}

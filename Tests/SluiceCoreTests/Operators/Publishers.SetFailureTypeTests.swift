@@ -71,3 +71,26 @@ struct SetFailureTypeTests {
         #expect(fromEmpty == Publishers.SetFailureType(upstream: Empty()))
     }
 }
+
+extension SetFailureTypeTests {
+    @Test func fusedOnJustResultAndSequence() {
+        let just = Just(1).setFailureType(to: TestError.self)
+        #expect(type(of: just) == Result<Int, TestError>.Publisher.self)
+        #expect(just.result == .success(1))
+
+        let result = Result<Int, Never>.Publisher(2).setFailureType(to: TestError.self)
+        #expect(type(of: result) == Result<Int, TestError>.Publisher.self)
+        #expect(result.result == .success(2))
+
+        let sequence = [1, 2].publisher.setFailureType(to: TestError.self)
+        #expect(type(of: sequence) == Publishers.Sequence<[Int], TestError>.self)
+        #expect(sequence.sequence == [1, 2])
+        let failing = Publishers.Sequence<[Int], TestError>(sequence: [3]).setFailureType(to: Never.self)
+        #expect(type(of: failing) == Publishers.Sequence<[Int], Never>.self)
+
+        let subscriber = TestSubscriber<Int, TestError>()
+        sequence.subscribe(subscriber)
+        #expect(subscriber.values == [1, 2])
+        #expect(subscriber.completion == .finished)
+    }
+}

@@ -134,3 +134,37 @@ struct TryMapTests {
         #expect(recordedTestError(subscriber) == TestError(code: 109))
     }
 }
+
+extension TryMapTests {
+    @Test func fusedOnJustAndResultEvaluateAtOnce() {
+        var calls = 0
+        let just = Just(2).tryMap { value -> String in
+            calls += 1
+            return "#\(value)"
+        }
+        #expect(calls == 1)
+        #expect(type(of: just) == Result<String, any Error>.Publisher.self)
+        #expect(successValue(just) == "#2")
+        #expect(failureTestError(Just(2).tryMap { _ -> Int in throw TestError(code: 5) }) == TestError(code: 5))
+
+        let result = Result<Int, TestError>.Publisher(3).tryMap { $0 * 2 }
+        #expect(type(of: result) == Result<Int, any Error>.Publisher.self)
+        #expect(successValue(result) == 6)
+        #expect(failureTestError(Result<Int, TestError>.Publisher(3).tryMap { _ -> Int in throw TestError(code: 1) })
+            == TestError(code: 1))
+        var failedCalls = 0
+        let failed = Result<Int, TestError>.Publisher(TestError(code: 9)).tryMap { value -> Int in
+            failedCalls += 1
+            return value
+        }
+        #expect(failedCalls == 0)
+        #expect(failureTestError(failed) == TestError(code: 9))
+    }
+
+    @Test func fusedResultPublishesThroughASubscription() {
+        let subscriber = TestSubscriber<Int, any Error>()
+        Just(1).tryMap { $0 + 1 }.subscribe(subscriber)
+        #expect(subscriber.values == [2])
+        #expect(subscriber.completion != nil)
+    }
+}

@@ -99,3 +99,22 @@ struct TryRemoveDuplicatesTests {
             == Publishers.TryRemoveDuplicates<PassthroughSubject<Int, Never>>.self)
     }
 }
+
+extension TryRemoveDuplicatesTests {
+    @Test func fusedOnJustAndResult() {
+        var calls = 0
+        let throwing: (Int, Int) throws -> Bool = { _, _ in
+            calls += 1
+            throw TestError()
+        }
+        let just = Just(1).tryRemoveDuplicates(by: throwing)
+        #expect(Swift.type(of: just) == Result<Int, any Error>.Publisher.self)
+        #expect(successValue(just) == 1)
+        let result = Result<Int, TestError>.Publisher(2).tryRemoveDuplicates(by: throwing)
+        #expect(Swift.type(of: result) == Result<Int, any Error>.Publisher.self)
+        #expect(successValue(result) == 2)
+        #expect(failureTestError(Result<Int, TestError>.Publisher(TestError(code: 3)).tryRemoveDuplicates(by: throwing))
+            == TestError(code: 3))
+        #expect(calls == 0)
+    }
+}

@@ -102,3 +102,24 @@ struct TryScanTests {
         #expect(Swift.type(of: subject.tryScan(0, +)) == Publishers.TryScan<PassthroughSubject<Int, Never>, Int>.self)
     }
 }
+
+extension TryScanTests {
+    @Test func fusedOnJustAndResult() {
+        var calls = 0
+        let just = Just(5).tryScan(10) { sum, value -> Int in
+            calls += 1
+            return sum + value
+        }
+        #expect(calls == 1)
+        #expect(Swift.type(of: just) == Result<Int, any Error>.Publisher.self)
+        #expect(successValue(just) == 15)
+        #expect(failureTestError(Just(5).tryScan(0) { _, _ -> Int in throw TestError(code: 3) }) == TestError(code: 3))
+
+        let result = Result<Int, TestError>.Publisher(4).tryScan(1, *)
+        #expect(Swift.type(of: result) == Result<Int, any Error>.Publisher.self)
+        #expect(successValue(result) == 4)
+        #expect(failureTestError(Result<Int, TestError>.Publisher(TestError(code: 8)).tryScan(1, *)) == TestError(code: 8))
+        #expect(failureTestError(Result<Int, TestError>.Publisher(4).tryScan(1) { _, _ -> Int in throw TestError(code: 6) })
+            == TestError(code: 6))
+    }
+}
