@@ -203,6 +203,49 @@ extension Just {
     }
 }
 
+extension Publisher {
+    /// Republishes elements up to the specified maximum count.
+    ///
+    /// After publishing `maxLength` elements, the publisher cancels its upstream and finishes.
+    /// It is `output(in: 0..<maxLength)`.
+    ///
+    /// ```swift
+    /// let numbers = (0...10)
+    /// cancellable = numbers.publisher
+    ///     .prefix(2)
+    ///     .sink { print("\($0)", terminator: " ") }
+    /// // Prints: "0 1 "
+    /// ```
+    ///
+    /// - Parameter maxLength: The maximum number of elements to republish; must not be negative.
+    /// - Returns: A publisher that publishes up to the specified number of elements before
+    ///   completing.
+    @inlinable
+    public func prefix(_ maxLength: Int) -> Publishers.Output<Self> {
+        precondition(maxLength >= 0, "maxLength must not be negative")
+        return output(in: 0..<maxLength)
+    }
+}
+
+// MARK: Fused overloads
+
+extension Publishers.Sequence {
+    /// Takes the first elements of the sequence itself.
+    @inlinable
+    public func prefix(_ maxLength: Int) -> Publishers.Sequence<PrefixSequence<Elements>, Failure> {
+        Publishers.Sequence<PrefixSequence<Elements>, Failure>(sequence: PrefixSequence(sequence, maxLength: maxLength))
+    }
+}
+
+extension Just {
+    /// Keeps the one output if `maxLength` is positive.
+    @inlinable
+    public func prefix(_ maxLength: Int) -> Optional<Output>.Publisher {
+        precondition(maxLength >= 0, "maxLength must not be negative")
+        return Optional<Output>.Publisher(maxLength > 0 ? output : nil)
+    }
+}
+
 extension Optional.Publisher {
     /// Selects at once: the result publishes the value if there is one and `index` is `0`, and is
     /// empty otherwise.
@@ -263,3 +306,12 @@ extension Publishers.Sequence where Elements: RandomAccessCollection {
 }
 
 extension Publishers.Output: Equatable where Upstream: Equatable {}
+
+extension Optional.Publisher {
+    /// Keeps the output, if any, if `maxLength` is positive.
+    @inlinable
+    public func prefix(_ maxLength: Int) -> Optional<Wrapped>.Publisher {
+        precondition(maxLength >= 0, "maxLength must not be negative")
+        return Optional<Wrapped>.Publisher(maxLength > 0 ? output : nil)
+    }
+}

@@ -112,6 +112,46 @@ struct OutputTests {
         #expect(subject.output(at: 2).range == 2..<3)
         #expect(subject.output(in: ..<4).range == 0..<4)
     }
+
+    @Test func prefixRepublishesUpToMaxLengthThenCancelsAndFinishes() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.prefix(2).subscribe(subscriber)
+        #expect(upstream.send(0) == .none)
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(completion: .finished)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(Output)", "value(0)", "value(1)", "finished"])
+        let short = TestSubscriber<Int, Never>()
+        (0..<3).publisher.eraseToAnyPublisher().prefix(10).subscribe(short)
+        #expect(short.values == [0, 1, 2])
+        #expect(short.completion == .finished)
+    }
+
+    @Test func prefixLimitedDemandAndContract() async throws {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        (0...10).publisher.eraseToAnyPublisher().prefix(2).subscribe(subscriber)
+        #expect(subscriber.values == [0])
+        subscriber.request(.max(1))
+        #expect(subscriber.values == [0, 1])
+        #expect(subscriber.completion == .finished)
+        try await PublisherContract.verify { (0..<10).publisher.eraseToAnyPublisher().prefix(4) }
+    }
+
+    @Test func prefixTypesAndFusedOverloads() {
+        let subject = PassthroughSubject<Int, Never>()
+        #expect(type(of: subject.prefix(2)) == Publishers.Output<PassthroughSubject<Int, Never>>.self)
+        #expect(subject.prefix(2).range == 0..<2)
+        let sequence: Publishers.Sequence<PrefixSequence<[Int]>, Never> = [1, 2, 3].publisher.prefix(2)
+        #expect(Array(sequence.sequence) == [1, 2])
+        let just: Optional<Int>.Publisher = Just(1).prefix(1)
+        #expect(just.output == 1)
+        #expect(Just(1).prefix(0).output == nil)
+        let optional: Optional<Int>.Publisher = Optional(1).publisher.prefix(3)
+        #expect(optional.output == 1)
+        #expect(Optional(1).publisher.prefix(0).output == nil)
+    }
 }
 
 extension OutputTests {

@@ -1,0 +1,198 @@
+extension Publishers {
+    /// A publisher that omits a specified number of elements before republishing later elements.
+    ///
+    /// `Drop` has a subscription of its own (named "Drop"). Demand: the downstream's first request
+    /// is forwarded upstream increased by ``count``, so that the dropped elements never use the
+    /// downstream's demand — a subscriber that asks for `.max(1)` receives the first element after
+    /// the dropped ones. Later requests, and the demand returned from `receive(_:)`, pass through
+    /// unchanged.
+    public struct Drop<Upstream: Publisher>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The number of elements to drop.
+        public let count: Int
+
+        /// Creates a publisher that omits a specified number of elements before republishing later
+        /// elements.
+        ///
+        /// - Parameters:
+        ///   - upstream: The publisher from which this publisher receives elements.
+        ///   - count: The number of elements to drop; must not be negative.
+        @inlinable
+        public init(upstream: Upstream, count: Int) {
+            precondition(count >= 0, "Can't drop a negative number of elements")
+            self.upstream = upstream
+            self.count = count
+        }
+
+        /// Attaches the subscriber through the operator's own subscription.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: Inner(downstream: subscriber, count: count))
+        }
+    }
+}
+
+extension Publishers.Drop: Equatable where Upstream: Equatable {}
+
+extension Publishers.Drop {
+    /// The upstream's subscriber and the downstream's subscription of `Drop`.
+    ///
+    /// The countdown of elements still to drop is touched only by the upstream's serialised
+    /// `receive` calls; the lock guards the two sides' references and the first-request flag.
+    @usableFromInline
+    final class Inner<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
+        CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = Upstream.Output
+        @usableFromInline typealias Failure = Upstream.Failure
+
+        @usableFromInline let lock = Lock()
+        /// The number of elements to drop: added to the first request.
+        @usableFromInline let count: Int
+        /// Elements still to drop; touched only by the upstream's serialised calls.
+        @usableFromInline var remaining: Int
+        // Guarded by `lock`:
+        @usableFromInline var upstream = UpstreamStatus()
+        @usableFromInline var downstream: Downstream?
+        /// `false` until the downstream's first request (which carries the count upstream).
+        @usableFromInline var hasRequested = false
+
+        @inlinable
+        init(downstream: Downstream, count: Int) {
+            self.downstream = downstream
+            self.count = count
+            remaining = count
+        }
+
+        @inlinable
+        func receive(subscription: any Subscription) {
+            let target = lock.withLock { () -> Downstream? in
+                guard let downstream, upstream.attach(subscription) else { return nil }
+                return downstream
+            }
+            guard let target else {
+                subscription.cancel()
+                return
+            }
+            target.receive(subscription: self)
+        }
+
+        @inlinable
+        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
+            if remaining > 0 {
+                remaining -= 1
+                return .none  // the first request already asked for it
+            }
+            guard let target = lock.withLock({ upstream.subscription != nil ? downstream : nil }) else {
+                return .none
+            }
+            return target.receive(input)
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
+            let target = lock.withLock { () -> Downstream? in
+                guard upstream.finish() else { return nil }
+                defer { downstream = nil }
+                return downstream
+            }
+            target?.receive(completion: completion)
+        }
+
+        @inlinable
+        func request(_ demand: Subscribers.Demand) {
+            demand.assertNonZero()
+            let (subscription, first) = lock.withLock { () -> ((any Subscription)?, Bool) in
+                guard downstream != nil else { return (nil, false) }
+                defer { hasRequested = true }
+                return (upstream.subscription, !hasRequested)
+            }
+            subscription?.request(first ? demand + count : demand)
+        }
+
+        @inlinable
+        func cancel() {
+            let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+                defer { downstream = nil }
+                return (upstream.detach(), downstream)
+            }
+            subscription?.cancel()
+            _ = released
+        }
+
+        @usableFromInline var description: String { "Drop" }
+        @usableFromInline var customMirror: Mirror {
+            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+        }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+}
+
+extension Publisher {
+    /// Omits the specified number of elements before republishing subsequent elements.
+    ///
+    /// Use `dropFirst(_:)` when you want to drop the first `n` elements from the upstream
+    /// publisher, and republish the remaining elements:
+    ///
+    /// ```swift
+    /// let numbers = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    /// cancellable = numbers.publisher
+    ///     .dropFirst(5)
+    ///     .sink { print("\($0)", terminator: " ") }
+    /// // Prints: "6 7 8 9 10 "
+    /// ```
+    ///
+    /// The first downstream request asks the upstream for `count` more elements, so the dropped
+    /// elements don't use the subscriber's demand.
+    ///
+    /// - Parameter count: The number of elements to omit. The default is `1`.
+    /// - Returns: A publisher that doesn't republish the first `count` elements.
+    @inlinable
+    public func dropFirst(_ count: Int = 1) -> Publishers.Drop<Self> {
+        Publishers.Drop(upstream: self, count: count)
+    }
+}
+
+// MARK: Fused overloads
+
+extension Publishers.Drop {
+    /// Fuses two consecutive `dropFirst`s into one `Drop` that drops both counts.
+    @inlinable
+    public func dropFirst(_ count: Int = 1) -> Publishers.Drop<Upstream> {
+        Publishers.Drop(upstream: upstream, count: self.count + count)
+    }
+}
+
+extension Publishers.Sequence {
+    /// Drops the first elements of the sequence itself.
+    @inlinable
+    public func dropFirst(_ count: Int = 1) -> Publishers.Sequence<DropFirstSequence<Elements>, Failure> {
+        Publishers.Sequence<DropFirstSequence<Elements>, Failure>(sequence: DropFirstSequence(sequence, dropping: count))
+    }
+}
+
+extension Just {
+    /// Drops the one output if `count` is positive: publishes nothing, or the output.
+    @inlinable
+    public func dropFirst(_ count: Int = 1) -> Optional<Output>.Publisher {
+        precondition(count >= 0, "Can't drop a negative number of elements")
+        return Optional<Output>.Publisher(count > 0 ? nil : output)
+    }
+}
+
+extension Optional.Publisher {
+    /// Drops the output, if any, when `count` is positive.
+    @inlinable
+    public func dropFirst(_ count: Int = 1) -> Optional<Wrapped>.Publisher {
+        precondition(count >= 0, "Can't drop a negative number of elements")
+        return Optional<Wrapped>.Publisher(count > 0 ? nil : output)
+    }
+}
