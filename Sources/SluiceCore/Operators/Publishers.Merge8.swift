@@ -1,0 +1,141 @@
+extension Publishers {
+    /// A publisher created by applying the merge function to eight upstream publishers.
+    ///
+    /// Republishes the values of every upstream as they arrive, interleaved, as one stream.
+    /// Demand the downstream requests is forwarded to every upstream; the merged stream never
+    /// delivers more than the downstream's total demand — values arriving beyond it are kept, in
+    /// arrival order, until demand comes. It finishes when every upstream has finished; the first
+    /// failure cancels the other upstreams and ends the stream. Values arriving from several threads
+    /// reach the downstream one at a time. The upstreams are subscribed in order, so synchronous
+    /// upstreams deliver in order (all of `a`'s values, then `b`'s...).
+    public struct Merge8<A, B, C, D, E, F, G, H>: Publisher
+    where A: Publisher, B: Publisher, C: Publisher, D: Publisher,
+        E: Publisher, F: Publisher, G: Publisher, H: Publisher,
+        A.Failure == B.Failure,
+        A.Output == B.Output,
+        B.Failure == C.Failure,
+        B.Output == C.Output,
+        C.Failure == D.Failure,
+        C.Output == D.Output,
+        D.Failure == E.Failure,
+        D.Output == E.Output,
+        E.Failure == F.Failure,
+        E.Output == F.Output,
+        F.Failure == G.Failure,
+        F.Output == G.Output,
+        G.Failure == H.Failure,
+        G.Output == H.Output
+    {
+        /// The kind of values published by this publisher: the upstreams' output.
+        public typealias Output = A.Output
+        /// The kind of errors this publisher might publish: the upstreams' failure.
+        public typealias Failure = A.Failure
+
+        /// A publisher to merge.
+        public let a: A
+
+        /// A second publisher to merge.
+        public let b: B
+
+        /// A third publisher to merge.
+        public let c: C
+
+        /// A fourth publisher to merge.
+        public let d: D
+
+        /// A fifth publisher to merge.
+        public let e: E
+
+        /// A sixth publisher to merge.
+        public let f: F
+
+        /// A seventh publisher to merge.
+        public let g: G
+
+        /// An eighth publisher to merge.
+        public let h: H
+
+        /// Creates a publisher created by applying the merge function to eight upstream publishers.
+        ///
+        /// - Parameters:
+        ///   - a: A publisher to merge.
+        ///   - b: A second publisher to merge.
+        ///   - c: A third publisher to merge.
+        ///   - d: A fourth publisher to merge.
+        ///   - e: A fifth publisher to merge.
+        ///   - f: A sixth publisher to merge.
+        ///   - g: A seventh publisher to merge.
+        ///   - h: A eighth publisher to merge.
+        @inlinable
+        public init(_ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H) {
+            self.a = a
+            self.b = b
+            self.c = c
+            self.d = d
+            self.e = e
+            self.f = f
+            self.g = g
+            self.h = h
+        }
+
+        /// Attaches the subscriber, then subscribes to each upstream in order.
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let engine = MergeEngine(downstream: subscriber, upstreamCount: 8)
+            engine.start()
+            engine.attach(a, at: 0)
+            engine.attach(b, at: 1)
+            engine.attach(c, at: 2)
+            engine.attach(d, at: 3)
+            engine.attach(e, at: 4)
+            engine.attach(f, at: 5)
+            engine.attach(g, at: 6)
+            engine.attach(h, at: 7)
+        }
+    }
+}
+
+extension Publishers.Merge8: Equatable
+where A: Equatable, B: Equatable, C: Equatable, D: Equatable, E: Equatable, F: Equatable, G: Equatable, H: Equatable
+{
+    /// Returns a Boolean value that indicates whether two publishers are equivalent.
+    ///
+    /// - Returns: `true` if the two merging publishers have equal source publishers.
+    @inlinable
+    public static func == (lhs: Publishers.Merge8<A, B, C, D, E, F, G, H>,
+                           rhs: Publishers.Merge8<A, B, C, D, E, F, G, H>) -> Bool {
+        lhs.a == rhs.a && lhs.b == rhs.b && lhs.c == rhs.c && lhs.d == rhs.d
+            && lhs.e == rhs.e && lhs.f == rhs.f && lhs.g == rhs.g && lhs.h == rhs.h
+    }
+}
+
+extension Publisher {
+    /// Combines elements from this publisher with those from seven other publishers, delivering an
+    /// interleaved sequence of elements.
+    ///
+    /// The merged publisher republishes each upstream's values as they arrive and finishes when all
+    /// upstreams have finished; a failure from any cancels the others and ends the stream.
+    /// Downstream demand is forwarded to every upstream, and no more values than demanded are
+    /// delivered (extra values wait, in arrival order).
+    ///
+    /// - Parameters:
+    ///   - b: A second publisher.
+    ///   - c: A third publisher.
+    ///   - d: A fourth publisher.
+    ///   - e: A fifth publisher.
+    ///   - f: A sixth publisher.
+    ///   - g: A seventh publisher.
+    ///   - h: A eighth publisher.
+    /// - Returns: A publisher that emits an event when any upstream publisher emits an event.
+    @inlinable
+    public func merge<B, C, D, E, F, G, H>(with b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H)
+        -> Publishers.Merge8<Self, B, C, D, E, F, G, H>
+    where B: Publisher, C: Publisher, D: Publisher, E: Publisher, F: Publisher, G: Publisher, H: Publisher,
+        Self.Failure == B.Failure, Self.Output == B.Output, B.Failure == C.Failure, B.Output == C.Output,
+        C.Failure == D.Failure, C.Output == D.Output, D.Failure == E.Failure, D.Output == E.Output,
+        E.Failure == F.Failure, E.Output == F.Output, F.Failure == G.Failure, F.Output == G.Output,
+        G.Failure == H.Failure, G.Output == H.Output
+    {
+        Publishers.Merge8(self, b, c, d, e, f, g, h)
+    }
+}
