@@ -1,0 +1,360 @@
+extension Publishers {
+    /// A publisher that transforms elements from an upstream publisher into a new publisher.
+    ///
+    /// `FlatMap` asks the upstream for ``maxPublishers`` elements, turns each into a publisher with
+    /// ``transform`` and subscribes to it, asking the upstream for one more element only as one of
+    /// those publishers finishes: at most `maxPublishers` of them are subscribed at once. Their
+    /// values are merged into one stream, in the order they arrive.
+    ///
+    /// - Demand: never more values downstream than it demanded. While the downstream's demand is
+    ///   `.unlimited`, inner publishers are asked for `.unlimited`; otherwise each is asked for one
+    ///   value at a time, and asked again once that value has been delivered (a value that finds no
+    ///   demand waits for it).
+    /// - Completion: finishes once the upstream and every inner publisher have finished; the first
+    ///   failure, upstream or inner, cancels everything else and is sent downstream.
+    /// - Threading: inner publishers may send from any thread; their values reach the downstream
+    ///   one at a time, never concurrently, none lost.
+    public struct FlatMap<NewPublisher: Publisher, Upstream: Publisher>: Publisher
+    where NewPublisher.Failure == Upstream.Failure {
+        /// The kind of values published by this publisher: the new publishers'.
+        public typealias Output = NewPublisher.Output
+        /// The kind of errors this publisher might publish: the upstream's (and new publishers').
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The maximum number of concurrent publisher subscriptions.
+        public let maxPublishers: Subscribers.Demand
+
+        /// A closure that takes an element as a parameter and returns a publisher that produces
+        /// elements of that type.
+        public let transform: (Upstream.Output) -> NewPublisher
+
+        /// Creates a publisher that transforms elements from an upstream publisher into a new
+        /// publisher.
+        ///
+        /// - Parameters:
+        ///   - upstream: The publisher from which this publisher receives elements.
+        ///   - maxPublishers: The maximum number of concurrent publisher subscriptions.
+        ///   - transform: A closure that takes an element as a parameter and returns a publisher
+        ///     that produces elements of that type.
+        @inlinable
+        public init(upstream: Upstream, maxPublishers: Subscribers.Demand,
+                    transform: @escaping (Upstream.Output) -> NewPublisher) {
+            self.upstream = upstream
+            self.maxPublishers = maxPublishers
+            self.transform = transform
+        }
+
+        /// Attaches the subscriber through the operator's subscription (named "FlatMap").
+        @inlinable
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: Outer(downstream: subscriber, maxPublishers: maxPublishers,
+                                               transform: transform))
+        }
+    }
+}
+
+extension Publishers.FlatMap {
+    /// The upstream's subscriber and the downstream's subscription: holds ``FlatMapState`` behind
+    /// the lock and performs its decisions after releasing it.
+    @usableFromInline
+    final class Outer<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
+        CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    where Downstream.Input == NewPublisher.Output, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = Upstream.Output
+        @usableFromInline typealias Failure = Upstream.Failure
+        @usableFromInline typealias State = FlatMapState<NewPublisher.Output, Upstream.Failure>
+
+        @usableFromInline let lock = Lock()
+        // Touched only with `lock` held.
+        @exclusivity(unchecked) @usableFromInline var state: State
+        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+        @usableFromInline let maxPublishers: Subscribers.Demand
+        /// Called by the upstream's serialised `receive(_:)`, never under the lock.
+        @usableFromInline let transform: (Upstream.Output) -> NewPublisher
+
+        @inlinable
+        init(downstream: Downstream, maxPublishers: Subscribers.Demand,
+             transform: @escaping (Upstream.Output) -> NewPublisher) {
+            self.downstream = downstream
+            self.maxPublishers = maxPublishers
+            self.transform = transform
+            state = State(maxPublishers: maxPublishers)
+        }
+
+        // MARK: Upstream side
+
+        @inlinable
+        func receive(subscription: any Subscription) {
+            let target = lock.withLock { () -> Downstream? in
+                guard let downstream, state.attachUpstream(subscription) else { return nil }
+                return downstream
+            }
+            guard let target else {
+                subscription.cancel()
+                return
+            }
+            target.receive(subscription: self)
+            lock.withLock { state.upstreamToRequest() }?.request(maxPublishers)
+        }
+
+        @inlinable
+        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
+            guard let id = lock.withLock({ state.addInner() }) else { return .none }
+            transform(input).receive(subscriber: Inner(parent: self, id: id))
+            return .none
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
+            perform(lock.withLock { effects(state.upstreamCompleted(completion)) })
+        }
+
+        // MARK: Inner side
+
+        @inlinable
+        func attachInner(_ id: Int, _ subscription: any Subscription) {
+            if let demand = lock.withLock({ state.attachInner(id, subscription) }) {
+                subscription.request(demand)
+            } else {
+                subscription.cancel()
+            }
+        }
+
+        @inlinable
+        func receiveInner(_ value: NewPublisher.Output, from id: Int) -> Subscribers.Demand {
+            let target = lock.withLock { state.receiveInner(value, from: id) ? downstream : nil }
+            guard let target else { return .none }
+            let more = target.receive(value)
+            let (replenish, next) = afterDelivery(adding: more, from: id)
+            if case .idle = next {} else { drain(next, to: target) }
+            return replenish == nil ? .none : .max(1)
+        }
+
+        @inlinable
+        func completeInner(_ id: Int, _ completion: Subscribers.Completion<Upstream.Failure>) {
+            perform(lock.withLock { effects(state.innerCompleted(id, completion)) })
+        }
+
+        // MARK: Delivery
+
+        /// Records a delivery under the lock; releases the downstream if that ended the stream.
+        @inlinable
+        func afterDelivery(adding more: Subscribers.Demand, from id: Int)
+            -> (replenish: (any Subscription)?, next: State.Next)
+        {
+            lock.withLock {
+                let result = state.delivered(adding: more, from: id)
+                if state.isTerminal { downstream = nil }
+                return result
+            }
+        }
+
+        /// Delivers waiting values (and a completion) while holding the delivering role.
+        @inlinable
+        func drain(_ first: State.Next, to target: Downstream) {
+            var next = first
+            while true {
+                switch next {
+                case .idle:
+                    return
+                case .complete(let completion):
+                    target.receive(completion: completion)
+                    return
+                case .deliver(let value, let id):
+                    let more = target.receive(value)
+                    let (replenish, following) = afterDelivery(adding: more, from: id)
+                    replenish?.request(.max(1))
+                    next = following
+                }
+            }
+        }
+
+        /// Takes the downstream along with a completion to send, under the lock.
+        @inlinable
+        func effects(_ effects: State.Effects) -> (State.Effects, Downstream?) {
+            guard effects.completion != nil else { return (effects, nil) }
+            defer { downstream = nil }
+            return (effects, downstream)
+        }
+
+        /// Carries out effects decided under the lock.
+        @inlinable
+        func perform(_ work: (effects: State.Effects, target: Downstream?)) {
+            for subscription in work.effects.cancel {
+                subscription.cancel()
+            }
+            work.effects.requestUpstream?.request(.max(1))
+            if let completion = work.effects.completion {
+                work.target?.receive(completion: completion)
+            }
+        }
+
+        // MARK: Downstream side
+
+        @inlinable
+        func request(_ demand: Subscribers.Demand) {
+            demand.assertNonZero()
+            let (raise, start, target) = lock.withLock {
+                () -> (ContiguousArray<any Subscription>, (value: NewPublisher.Output, inner: Int)?, Downstream?) in
+                let (raise, start) = state.request(demand)
+                return (raise, start, start == nil ? nil : downstream)
+            }
+            for subscription in raise {
+                subscription.request(.unlimited)
+            }
+            if let start, let target {
+                drain(.deliver(start.value, inner: start.inner), to: target)
+            }
+        }
+
+        @inlinable
+        func cancel() {
+            let (subscriptions, released) = lock.withLock {
+                () -> (ContiguousArray<any Subscription>, Downstream?) in
+                defer { downstream = nil }
+                return (state.cancel(), downstream)
+            }
+            for subscription in subscriptions {
+                subscription.cancel()
+            }
+            _ = released  // released here, outside the lock
+        }
+
+        @usableFromInline var description: String { "FlatMap" }
+        @usableFromInline var customMirror: Mirror {
+            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any,
+                                    "maxPublishers": maxPublishers])
+        }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+
+    /// The subscriber put on each new publisher: reports its events to the ``Outer``.
+    @usableFromInline
+    final class Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+        CustomPlaygroundDisplayConvertible, @unchecked Sendable
+    where Downstream.Input == NewPublisher.Output, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = NewPublisher.Output
+        @usableFromInline typealias Failure = NewPublisher.Failure
+
+        @usableFromInline let parent: Outer<Downstream>
+        @usableFromInline let id: Int
+
+        @inlinable
+        init(parent: Outer<Downstream>, id: Int) {
+            self.parent = parent
+            self.id = id
+        }
+
+        @inlinable
+        func receive(subscription: any Subscription) {
+            parent.attachInner(id, subscription)
+        }
+
+        @inlinable
+        func receive(_ input: NewPublisher.Output) -> Subscribers.Demand {
+            parent.receiveInner(input, from: id)
+        }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<NewPublisher.Failure>) {
+            parent.completeInner(id, completion)
+        }
+
+        @usableFromInline var description: String { "FlatMap" }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["parent": parent]) }
+        @usableFromInline var playgroundDescription: Any { description }
+    }
+}
+
+extension Publisher {
+    /// Transforms all elements from an upstream publisher into a new publisher up to a maximum
+    /// number of publishers you specify.
+    ///
+    /// The new publishers' values are merged into one stream. At most `maxPublishers` of them are
+    /// subscribed at once: the upstream is asked for `maxPublishers` elements, and for one more
+    /// each time a new publisher finishes. The result finishes once the upstream and all new
+    /// publishers have finished; any failure cancels the rest and ends the stream.
+    ///
+    /// - Parameters:
+    ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
+    ///     `.unlimited` if unspecified.
+    ///   - transform: A closure that takes an element as a parameter and returns a publisher that
+    ///     produces elements of that type.
+    /// - Returns: A publisher that transforms elements from an upstream publisher into a publisher
+    ///   of that element's type.
+    @inlinable
+    public func flatMap<T, P: Publisher>(maxPublishers: Subscribers.Demand = .unlimited,
+                                         _ transform: @escaping (Output) -> P) -> Publishers.FlatMap<P, Self>
+    where T == P.Output, Failure == P.Failure {
+        Publishers.FlatMap(upstream: self, maxPublishers: maxPublishers, transform: transform)
+    }
+
+    /// Transforms all elements from an upstream publisher into a new publisher that cannot fail,
+    /// up to a maximum number of publishers you specify.
+    ///
+    /// The new publishers are given the upstream's failure type; otherwise as
+    /// ``Publisher/flatMap(maxPublishers:_:)-3k7z5``.
+    ///
+    /// - Parameters:
+    ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
+    ///     `.unlimited` if unspecified.
+    ///   - transform: A closure that takes an element as a parameter and returns a publisher that
+    ///     produces elements of that type.
+    /// - Returns: A publisher that transforms elements from an upstream publisher into a publisher
+    ///   of that element's type.
+    @inlinable
+    public func flatMap<P: Publisher>(maxPublishers: Subscribers.Demand = .unlimited,
+                                      _ transform: @escaping (Output) -> P)
+        -> Publishers.FlatMap<Publishers.SetFailureType<P, Failure>, Self>
+    where P.Failure == Never {
+        Publishers.FlatMap(upstream: self, maxPublishers: maxPublishers) {
+            Publishers.SetFailureType(upstream: transform($0))
+        }
+    }
+}
+
+extension Publisher where Failure == Never {
+    /// Transforms all elements from an upstream publisher that cannot fail into new publishers
+    /// that may, up to a maximum number of publishers you specify.
+    ///
+    /// The upstream is given the new publishers' failure type; otherwise as
+    /// ``Publisher/flatMap(maxPublishers:_:)-3k7z5``.
+    ///
+    /// - Parameters:
+    ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
+    ///     `.unlimited` if unspecified.
+    ///   - transform: A closure that takes an element as a parameter and returns a publisher that
+    ///     produces elements of that type.
+    /// - Returns: A publisher that transforms elements from an upstream publisher into a publisher
+    ///   of that element's type.
+    @inlinable
+    public func flatMap<P: Publisher>(maxPublishers: Subscribers.Demand = .unlimited,
+                                      _ transform: @escaping (Output) -> P)
+        -> Publishers.FlatMap<P, Publishers.SetFailureType<Self, P.Failure>>
+    {
+        Publishers.FlatMap(upstream: Publishers.SetFailureType(upstream: self), maxPublishers: maxPublishers,
+                           transform: transform)
+    }
+
+    /// Transforms all elements from an upstream publisher into new publishers, none of which can
+    /// fail, up to a maximum number of publishers you specify.
+    ///
+    /// As ``Publisher/flatMap(maxPublishers:_:)-3k7z5``; the result cannot fail either.
+    ///
+    /// - Parameters:
+    ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
+    ///     `.unlimited` if unspecified.
+    ///   - transform: A closure that takes an element as a parameter and returns a publisher that
+    ///     produces elements of that type.
+    /// - Returns: A publisher that transforms elements from an upstream publisher into a publisher
+    ///   of that element's type.
+    @inlinable
+    public func flatMap<P: Publisher>(maxPublishers: Subscribers.Demand = .unlimited,
+                                      _ transform: @escaping (Output) -> P) -> Publishers.FlatMap<P, Self>
+    where P.Failure == Never {
+        Publishers.FlatMap(upstream: self, maxPublishers: maxPublishers, transform: transform)
+    }
+}

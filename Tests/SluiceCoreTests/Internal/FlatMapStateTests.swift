@@ -1,0 +1,209 @@
+@testable import SluiceCore
+import Testing
+
+private typealias Sub = ManualPublisher<Int, Never>.Subscription
+private typealias State = FlatMapState<Int, TestError>
+
+private func same(_ subscription: (any Subscription)?, _ expected: Sub) -> Bool {
+    (subscription as? Sub) === expected
+}
+
+private func subscribed(maxPublishers: Subscribers.Demand = .unlimited) -> (State, Sub) {
+    var state = State(maxPublishers: maxPublishers)
+    let upstream = Sub()
+    _ = state.attachUpstream(upstream)
+    return (state, upstream)
+}
+
+@Suite("FlatMapState")
+struct FlatMapStateTests {
+    @Test func acceptsOneUpstreamAndRequestsItAfterwards() {
+        var state = State(maxPublishers: .max(2))
+        let first = Sub()
+        let r1 = state.attachUpstream(first)
+        #expect(r1)
+        let r2 = state.attachUpstream(Sub())
+        #expect(!r2)
+        #expect(same(state.upstreamToRequest(), first))
+        _ = state.cancel()
+        #expect(state.upstreamToRequest() == nil)
+    }
+
+    @Test func innersAskForOneValueUnderLimitedDemandAndUnlimitedOtherwise() {
+        var (state, _) = subscribed()
+        let first = state.addInner()!
+        let r3 = state.attachInner(first, Sub())
+        #expect(r3 == .max(1))
+        let r4 = state.attachInner(first, Sub())
+        #expect(r4 == nil)  // a second subscription is refused
+        _ = state.request(.unlimited)
+        let second = state.addInner()!
+        let r5 = state.attachInner(second, Sub())
+        #expect(r5 == .unlimited)
+        #expect(second != first)
+    }
+
+    @Test func becomingUnlimitedRaisesTheInners() {
+        var (state, _) = subscribed()
+        let inner = Sub()
+        _ = state.attachInner(state.addInner()!, inner)
+        let (raiseLimited, _) = state.request(.max(3))
+        #expect(raiseLimited.isEmpty)
+        let (raise, _) = state.request(.unlimited)
+        #expect(raise.count == 1 && same(raise.first, inner))
+    }
+
+    @Test func valueWithDemandIsDeliveredAndTheInnerReplenished() {
+        var (state, _) = subscribed()
+        let inner = Sub()
+        let id = state.addInner()!
+        _ = state.attachInner(id, inner)
+        _ = state.request(.max(2))
+        let r6 = state.receiveInner(1, from: id)
+        #expect(r6)
+        #expect(state.isDelivering)
+        let (replenish, next) = state.delivered(adding: .none, from: id)
+        #expect(same(replenish, inner))
+        guard case .idle = next else { Issue.record("expected idle"); return }
+        #expect(!state.isDelivering)
+        #expect(state.demand == .max(1))
+    }
+
+    @Test func valueWithoutDemandWaitsForARequest() {
+        var (state, _) = subscribed()
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let r7 = state.receiveInner(7, from: id)
+        #expect(!r7)
+        #expect(state.buffer.count == 1)
+        let (_, start) = state.request(.max(1))
+        #expect(start?.value == 7 && start?.inner == id)
+        #expect(state.isDelivering)
+        #expect(state.demand == .none)
+    }
+
+    @Test func valueDuringADeliveryIsQueuedAndHandedToTheDeliveringThread() {
+        var (state, _) = subscribed()
+        _ = state.request(.unlimited)
+        let a = state.addInner()!
+        let b = state.addInner()!
+        _ = state.attachInner(a, Sub())
+        _ = state.attachInner(b, Sub())
+        let r8 = state.receiveInner(1, from: a)
+        #expect(r8)
+        let r9 = state.receiveInner(2, from: b)
+        #expect(!r9)
+        let r10 = state.receiveInner(3, from: b)
+        #expect(!r10)
+        let (replenish, next) = state.delivered(adding: .none, from: a)
+        #expect(replenish == nil)  // unlimited: inners are never asked again
+        guard case .deliver(2, inner: b) = next else { Issue.record("expected 2 from b"); return }
+        let r11 = state.delivered(adding: .none, from: b)
+        guard case .deliver(3, inner: b) = r11.next else {
+            Issue.record("expected 3 from b")
+            return
+        }
+        let r12 = state.delivered(adding: .none, from: b)
+        guard case .idle = r12.next else { Issue.record("expected idle"); return }
+    }
+
+    @Test func finishesOnlyWhenUpstreamAndInnersAreDoneAndNothingWaits() {
+        var (state, _) = subscribed()
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let r13 = state.receiveInner(5, from: id)
+        #expect(!r13)  // no demand: waits
+        let r14 = state.upstreamCompleted(.finished)
+        #expect(r14.completion == nil)
+        let r15 = state.innerCompleted(id, .finished)
+        #expect(r15.completion == nil)  // a value still waits
+        let (_, start) = state.request(.max(1))
+        #expect(start?.value == 5)
+        let r16 = state.delivered(adding: .none, from: id)
+        guard case .complete(.finished) = r16.next else {
+            Issue.record("expected the finish after the last value")
+            return
+        }
+        #expect(state.isTerminal)
+    }
+
+    @Test func finishedInnerAsksUpstreamForAnotherWhenLimited() {
+        var (state, upstream) = subscribed(maxPublishers: .max(1))
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let r17 = state.innerCompleted(id, .finished)
+        #expect(same(r17.requestUpstream, upstream))
+        var (unlimited, _) = subscribed()
+        let other = unlimited.addInner()!
+        let r18 = unlimited.innerCompleted(other, .finished)
+        #expect(r18.requestUpstream == nil)
+    }
+
+    @Test func innerFailureCancelsTheRestAndFails() {
+        var (state, upstream) = subscribed()
+        let a = state.addInner()!
+        let b = state.addInner()!
+        let other = Sub()
+        _ = state.attachInner(a, Sub())
+        _ = state.attachInner(b, other)
+        let effects = state.innerCompleted(a, .failure(TestError(code: 3)))
+        #expect(effects.cancel.count == 2)
+        #expect(effects.cancel.contains { same($0, upstream) } && effects.cancel.contains { same($0, other) })
+        #expect(effects.completion == .failure(TestError(code: 3)))
+        let r19 = state.innerCompleted(b, .failure(TestError(code: 4)))
+        #expect(r19.completion == nil)
+        let r20 = state.addInner()
+        #expect(r20 == nil)
+    }
+
+    @Test func failureDuringADeliveryIsHandedToTheDeliveringThread() {
+        var (state, _) = subscribed()
+        _ = state.request(.unlimited)
+        let a = state.addInner()!
+        let b = state.addInner()!
+        _ = state.attachInner(a, Sub())
+        _ = state.attachInner(b, Sub())
+        let r21 = state.receiveInner(1, from: a)
+        #expect(r21)
+        let r22 = state.receiveInner(2, from: b)
+        #expect(!r22)
+        let effects = state.upstreamCompleted(.failure(TestError(code: 8)))
+        #expect(effects.completion == nil)
+        #expect(effects.cancel.count == 2)
+        let r23 = state.delivered(adding: .none, from: a)
+        guard case .complete(.failure(TestError(code: 8))) = r23.next else {
+            Issue.record("expected the failure, and the waiting value dropped")
+            return
+        }
+        #expect(!state.isDelivering)
+    }
+
+    @Test func cancelReturnsEverythingOnceAndStopsAll() {
+        var (state, upstream) = subscribed()
+        let inner = Sub()
+        let id = state.addInner()!
+        _ = state.attachInner(id, inner)
+        let cancel = state.cancel()
+        #expect(cancel.count == 2 && same(cancel.first, upstream) && same(cancel.last, inner))
+        let r24 = state.cancel()
+        #expect(r24.isEmpty)
+        let r25 = state.receiveInner(1, from: id)
+        #expect(!r25)
+        let r26 = state.request(.max(1))
+        #expect(r26.start == nil)
+        let r27 = state.upstreamCompleted(.finished)
+        #expect(r27.completion == nil)
+    }
+
+    @Test func cancelDuringADeliveryEndsItWithoutCompletion() {
+        var (state, _) = subscribed()
+        _ = state.request(.unlimited)
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let r28 = state.receiveInner(1, from: id)
+        #expect(r28)
+        _ = state.cancel()
+        let r29 = state.delivered(adding: .none, from: id)
+        guard case .idle = r29.next else { Issue.record("expected idle"); return }
+    }
+}

@@ -1,0 +1,179 @@
+@testable import SluiceCore
+import Testing
+
+private typealias Sub = ManualPublisher<Int, Never>.Subscription
+private typealias State = SwitchToLatestState<Int, TestError>
+
+private func same(_ subscription: (any Subscription)?, _ expected: Sub) -> Bool {
+    (subscription as? Sub) === expected
+}
+
+private func subscribed() -> (State, Sub) {
+    var state = State()
+    let upstream = Sub()
+    _ = state.attachUpstream(upstream)
+    return (state, upstream)
+}
+
+@Suite("SwitchToLatestState")
+struct SwitchToLatestStateTests {
+    @Test func switchingReturnsThePreviousInnerToCancel() {
+        var (state, upstream) = subscribed()
+        #expect(same(state.upstreamToRequest(), upstream))
+        let first = state.switchInner()!
+        #expect(first.cancel == nil)
+        let firstSubscription = Sub()
+        _ = state.attachInner(first.id, firstSubscription)
+        let second = state.switchInner()!
+        #expect(same(second.cancel, firstSubscription))
+        #expect(second.id != first.id)
+        let r1 = state.attachInner(first.id, Sub())
+        #expect(r1 == nil)  // too late: no longer current
+    }
+
+    @Test func newInnerGetsTheOutstandingDemand() {
+        var (state, _) = subscribed()
+        _ = state.request(.max(3))
+        let first = state.switchInner()!.id
+        let r2 = state.attachInner(first, Sub())
+        #expect(r2 == .max(3))
+        let r3 = state.receiveInner(1, from: first)
+        #expect(r3)
+        _ = state.delivered(adding: .none, from: first)
+        let second = state.switchInner()!.id
+        let r4 = state.attachInner(second, Sub())
+        #expect(r4 == .max(2))
+    }
+
+    @Test func requestsAndReturnedDemandGoToTheCurrentInner() {
+        var (state, _) = subscribed()
+        let id = state.switchInner()!.id
+        let inner = Sub()
+        let r5 = state.attachInner(id, inner)
+        #expect(r5 == Subscribers.Demand.none)
+        let r6 = state.request(.max(2))
+        #expect(same(r6.forward, inner))
+        let r7 = state.receiveInner(1, from: id)
+        #expect(r7)
+        let (forward, toSender, _) = state.delivered(adding: .max(4), from: id)
+        #expect(same(forward, inner) && toSender)
+        #expect(state.demand == .max(5))
+    }
+
+    @Test func lateValuesOfAReplacedInnerAreDroppedAndItsWaitingValuesToo() {
+        var (state, _) = subscribed()
+        let old = state.switchInner()!.id
+        _ = state.attachInner(old, Sub())
+        let r8 = state.receiveInner(1, from: old)
+        #expect(!r8)  // no demand: waits
+        let new = state.switchInner()!.id
+        #expect(state.buffer.isEmpty)
+        let r9 = state.receiveInner(2, from: old)
+        #expect(!r9)
+        #expect(state.buffer.isEmpty)
+        _ = state.attachInner(new, Sub())
+        let r10 = state.request(.max(1))
+        #expect(r10.start == nil)
+        let r11 = state.receiveInner(3, from: new)
+        #expect(r11)
+    }
+
+    @Test func waitingValuesOfAFinishedInnerSurviveTheSwitch() {
+        var (state, _) = subscribed()
+        let old = state.switchInner()!.id
+        _ = state.attachInner(old, Sub())
+        let r12 = state.receiveInner(1, from: old)
+        #expect(!r12)
+        _ = state.innerCompleted(old, .finished)
+        _ = state.switchInner()
+        let r13 = state.request(.max(1))
+        #expect(r13.start?.value == 1)
+    }
+
+    @Test func valueDuringADeliveryIsHandedToTheDeliveringThread() {
+        var (state, _) = subscribed()
+        _ = state.request(.max(5))
+        let id = state.switchInner()!.id
+        _ = state.attachInner(id, Sub())
+        let r14 = state.receiveInner(1, from: id)
+        #expect(r14)
+        let r15 = state.receiveInner(2, from: id)
+        #expect(!r15)
+        let r16 = state.delivered(adding: .none, from: id)
+        guard case .deliver(2, inner: id) = r16.next else {
+            Issue.record("expected the queued value")
+            return
+        }
+        let r17 = state.delivered(adding: .none, from: id)
+        guard case .idle = r17.next else { Issue.record("expected idle"); return }
+    }
+
+    @Test func finishesWhenUpstreamAndCurrentInnerHaveFinished() {
+        var (state, _) = subscribed()
+        let id = state.switchInner()!.id
+        let r18 = state.upstreamCompleted(.finished)
+        #expect(r18.completion == nil)
+        let r19 = state.innerCompleted(id, .finished)
+        #expect(r19.completion == .finished)
+        var (other, _) = subscribed()
+        let otherID = other.switchInner()!.id
+        let r20 = other.innerCompleted(otherID, .finished)
+        #expect(r20.completion == nil)
+        let r21 = other.upstreamCompleted(.finished)
+        #expect(r21.completion == .finished)
+    }
+
+    @Test func completionOfAReplacedInnerIsIgnored() {
+        var (state, _) = subscribed()
+        let old = state.switchInner()!.id
+        _ = state.switchInner()
+        let effects = state.innerCompleted(old, .failure(TestError()))
+        #expect(effects.completion == nil && effects.cancel.isEmpty)
+        #expect(!state.isTerminal)
+    }
+
+    @Test func failureCancelsTheRest() {
+        var (state, upstream) = subscribed()
+        let id = state.switchInner()!.id
+        let inner = Sub()
+        _ = state.attachInner(id, inner)
+        let effects = state.upstreamCompleted(.failure(TestError(code: 2)))
+        #expect(effects.cancel.count == 1 && same(effects.cancel.first, inner))
+        #expect(effects.completion == .failure(TestError(code: 2)))
+        let r22 = state.switchInner()
+        #expect(r22 == nil)
+        _ = upstream
+    }
+
+    @Test func failureDuringADeliveryIsHandedToTheDeliveringThread() {
+        var (state, upstream) = subscribed()
+        _ = state.request(.unlimited)
+        let id = state.switchInner()!.id
+        _ = state.attachInner(id, Sub())
+        let r23 = state.receiveInner(1, from: id)
+        #expect(r23)
+        let effects = state.innerCompleted(id, .failure(TestError(code: 7)))
+        #expect(effects.completion == nil)
+        #expect(effects.cancel.count == 1 && same(effects.cancel.first, upstream))
+        let r24 = state.delivered(adding: .none, from: id)
+        guard case .complete(.failure(TestError(code: 7))) = r24.next else {
+            Issue.record("expected the failure")
+            return
+        }
+    }
+
+    @Test func cancelReturnsEverythingOnce() {
+        var (state, upstream) = subscribed()
+        let id = state.switchInner()!.id
+        let inner = Sub()
+        _ = state.attachInner(id, inner)
+        let cancel = state.cancel()
+        #expect(cancel.count == 2 && same(cancel.first, upstream) && same(cancel.last, inner))
+        let r25 = state.cancel()
+        #expect(r25.isEmpty)
+        let r26 = state.receiveInner(1, from: id)
+        #expect(!r26)
+        let r27 = state.request(.max(1))
+        #expect(r27.forward == nil)
+    }
+}
