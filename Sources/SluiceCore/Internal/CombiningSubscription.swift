@@ -1,0 +1,163 @@
+/// The one subscription behind `combineLatest` and `zip` of every arity: the downstream's
+/// `Subscription`, fed by one ``CombiningInner`` subscriber per upstream.
+///
+/// A thin class around ``CombiningState`` (which decides everything) and the package ``Lock``: each
+/// entry point takes the lock, runs one transition, releases the lock, then performs what the
+/// transition decided — cancel or request upstream, deliver downstream. Deliveries are serialised
+/// by the state's `isDelivering` flag, never by holding the lock while calling out, so a downstream
+/// may request, cancel, or send into an upstream subject from inside `receive(_:)`.
+///
+/// Use: create it, attach every upstream with `receive(subscriber: CombiningInner<Lane, ...>(...))`,
+/// then call ``start(_:)``. `description` is the `name` given ("CombineLatest", "Zip").
+@usableFromInline
+final class CombiningSubscription<Storage: CombiningStorage, Downstream: Subscriber>: Subscription,
+    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+where Downstream.Input == Storage.Output {
+    @usableFromInline typealias State = CombiningState<Storage, Downstream.Failure, Downstream>
+    @usableFromInline typealias Step = CombiningStep<Storage.Output, Downstream.Failure, Downstream>
+
+    @usableFromInline let lock = Lock()
+    /// Only touched with `lock` held, which makes its exclusivity explicit.
+    @exclusivity(unchecked) @usableFromInline var state: State
+    @usableFromInline let name: String
+
+    @inlinable
+    init(downstream: Downstream, name: String) {
+        state = State(target: downstream)
+        self.name = name
+    }
+
+    /// Hands the subscription to the downstream (after every upstream was attached), then
+    /// delivers what became due meanwhile.
+    @inlinable
+    func start(_ downstream: Downstream) {
+        downstream.receive(subscription: self)
+        var calls = CombiningCalls()
+        let step = lock.withLock { state.subscriptionDelivered(&calls) }
+        calls.perform()
+        run(step)
+    }
+
+    // MARK: Upstream side
+
+    @inlinable
+    func attach(_ subscription: any Subscription, at index: Int) {
+        switch lock.withLock({ state.attach(subscription, at: index) }) {
+        case .keep:
+            break
+        case .request(let demand):
+            subscription.request(demand)
+        case .cancel:
+            subscription.cancel()
+        }
+    }
+
+    @inlinable
+    func receive<L: CombiningLane>(_ value: L.Value, lane: L.Type) where L.Storage == Storage {
+        let step = lock.withLock { state.receive(value, lane: L.self) }
+        run(step)
+    }
+
+    @inlinable
+    func complete(_ completion: Subscribers.Completion<Downstream.Failure>, at index: Int) {
+        var calls = CombiningCalls()
+        let step = lock.withLock { state.complete(completion, at: index, &calls) }
+        calls.perform()
+        run(step)
+    }
+
+    // MARK: Downstream side
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        var calls = CombiningCalls()
+        let step = lock.withLock { state.request(demand, &calls) }
+        if case .idle = step {
+            calls.perform()
+            return
+        }
+        // An owed output goes first; the upstreams (possibly synchronous) are asked afterwards,
+        // unless the downstream cancelled meanwhile. (Calls made of cancellations — the ending
+        // was decided — are made at once.)
+        if calls.demand == .none { calls.perform() }
+        run(step)
+        var live = CombiningCalls()
+        lock.withLock { state.liveUpstreams(requesting: demand, &live) }
+        live.perform()
+    }
+
+    @inlinable
+    func cancel() {
+        var calls = CombiningCalls()
+        let released = lock.withLock { state.cancel(&calls) }
+        calls.perform()
+        _ = released  // the downstream and the values, released outside the lock
+    }
+
+    /// Performs steps until the subscription is idle. Called without the lock.
+    @inlinable
+    func run(_ first: Step) {
+        var step = first
+        while true {
+            switch step {
+            case .idle:
+                return
+            case .completion(let completion, let downstream):
+                downstream.receive(completion: completion)
+                return
+            case .value(let output, let downstream):
+                let more = downstream.receive(output)
+                var calls = CombiningCalls()
+                step = lock.withLock { state.delivered(more, &calls) }
+                calls.perform()
+            }
+        }
+    }
+
+    @usableFromInline var description: String { name }
+    @usableFromInline var customMirror: Mirror {
+        let (downstream, demand) = lock.withLock { (state.target, state.demand) }
+        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+    }
+    @usableFromInline var playgroundDescription: Any { description }
+}
+
+/// The subscriber a combining operator attaches to one upstream: forwards the upstream's events,
+/// tagged with its lane, to the shared ``CombiningSubscription``.
+@usableFromInline
+struct CombiningInner<Lane: CombiningLane, Downstream: Subscriber>: Subscriber, CustomStringConvertible,
+    CustomReflectable, CustomPlaygroundDisplayConvertible
+where Downstream.Input == Lane.Storage.Output {
+    @usableFromInline typealias Input = Lane.Value
+    @usableFromInline typealias Failure = Downstream.Failure
+
+    @usableFromInline let subscription: CombiningSubscription<Lane.Storage, Downstream>
+    @usableFromInline let combineIdentifier = CombineIdentifier()
+
+    @inlinable
+    init(_ subscription: CombiningSubscription<Lane.Storage, Downstream>) {
+        self.subscription = subscription
+    }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        self.subscription.attach(subscription, at: Lane.index)
+    }
+
+    /// Demand goes upstream through `request`, to every upstream at once; nothing is returned here.
+    @inlinable
+    func receive(_ input: Lane.Value) -> Subscribers.Demand {
+        subscription.receive(input, lane: Lane.self)
+        return .none
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Downstream.Failure>) {
+        subscription.complete(completion, at: Lane.index)
+    }
+
+    @usableFromInline var description: String { subscription.name }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["parent": subscription]) }
+    @usableFromInline var playgroundDescription: Any { description }
+}
