@@ -19,6 +19,8 @@ public enum Examples {
         dataTask(print: print)
         print("")
         mapper(print: print)
+        print("")
+        shippingForm(print: print)
     }
 
     /// The Pep Boys publisher without, then with, backpressure, each driven by a subscriber that
@@ -146,5 +148,21 @@ public enum Examples {
                 receiveCompletion: { print("completion: \($0)") },
                 receiveValue: { print("mapped value: \($0) \(type(of: $0))") })
         cancellable.cancel()
+    }
+
+    /// The shipping form: three text fields → `combineLatest` → `map(ShippingInfo.init)` →
+    /// `assign(to: &$shippingInfo)`; nothing is published until all three fields have a value.
+    public static func shippingForm(print: @escaping (String) -> Void) {
+        print("== Shipping form ==")
+        let form = ShippingForm()
+        let watching = form.$shippingInfo.dropFirst().sink { print("shipping info: \($0)") }
+        print("user types name \"Moe\"")
+        form.nameTextField.type("Moe")
+        print("user types address \"Elm St\"")
+        form.addressTextField.type("Elm St")
+        print("nothing published yet: shipping info is \(form.shippingInfo == .empty ? "empty" : "\(form.shippingInfo)")")
+        print("user types city \"NY\"")
+        form.cityTextField.type("NY")
+        watching.cancel()
     }
 }

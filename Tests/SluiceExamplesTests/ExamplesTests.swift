@@ -31,7 +31,7 @@ struct ExamplesTests {
         Examples.runAll(print: lines.append)
         let all = lines.all
         for heading in ["== Pep Boys into a sink ==", "== Control events ==", "== Playhead progress ==",
-                        "== Data task ==", "== Mapper =="] {
+                        "== Data task ==", "== Mapper ==", "== Shipping form =="] {
             #expect(all.contains(heading))
         }
         #expect(!all.contains { $0.hasPrefix("unexpected") })
@@ -39,6 +39,20 @@ struct ExamplesTests {
         #expect(all.contains("cancelled: time observers 0"))
         #expect(all.contains("received \"Manny, Moe and Jack\" (status 200); limit is max(0)"))
         #expect(all.contains("mapped value: 4 String"))
-        #expect(all.last == "completion: finished")
+        #expect(all.last == "shipping info: Moe, Elm St, NY")
+    }
+
+    @Test func shippingFormNarration() {
+        let lines = Lines()
+        Examples.shippingForm(print: lines.append)
+        #expect(lines.all == [
+            "== Shipping form ==",
+            "user types name \"Moe\"",
+            "user types address \"Elm St\"",
+            "nothing published yet: shipping info is empty",
+            "user types city \"NY\"",
+            "shipping info: Moe, Elm St, N",
+            "shipping info: Moe, Elm St, NY",
+        ])
     }
 }

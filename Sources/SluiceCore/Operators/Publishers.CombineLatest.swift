@@ -42,7 +42,7 @@ extension Publishers {
 
         /// Attaches the subscriber: subscribes to every upstream, in order, then hands the
         /// subscriber its subscription.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage2<LatestSlot<A.Output>, LatestSlot<B.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "CombineLatest")

@@ -40,7 +40,7 @@ extension Publishers {
 
         /// Attaches the subscriber to the prefix through the operator's own subscription; the
         /// suffix is subscribed when the prefix finishes.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = Inner(downstream: subscriber, suffix: suffix)
             prefix.receive(subscriber: Inner<S>.PrefixSide(inner: inner))

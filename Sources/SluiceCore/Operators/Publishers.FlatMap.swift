@@ -48,7 +48,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through the operator's subscription (named "FlatMap").
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: Outer(downstream: subscriber, maxPublishers: maxPublishers,
                                                transform: transform))

@@ -43,7 +43,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, then subscribes to each upstream in order.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let engine = MergeEngine(downstream: subscriber, upstreamCount: 3)
             engine.start()

@@ -79,7 +79,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber, then subscribes to each upstream in order.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let engine = MergeEngine(downstream: subscriber, upstreamCount: 8)
             engine.start()

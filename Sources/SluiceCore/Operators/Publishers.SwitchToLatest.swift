@@ -30,7 +30,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through the operator's subscription (named "SwitchToLatest").
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: Outer(downstream: subscriber))
         }

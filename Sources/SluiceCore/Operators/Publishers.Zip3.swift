@@ -47,7 +47,7 @@ extension Publishers {
 
         /// Attaches the subscriber: subscribes to every upstream, in order, then hands the
         /// subscriber its subscription.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage3<QueueSlot<A.Output>, QueueSlot<B.Output>, QueueSlot<C.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "Zip")

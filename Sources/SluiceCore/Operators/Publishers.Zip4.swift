@@ -52,7 +52,7 @@ extension Publishers {
 
         /// Attaches the subscriber: subscribes to every upstream, in order, then hands the
         /// subscriber its subscription.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage4<QueueSlot<A.Output>, QueueSlot<B.Output>, QueueSlot<C.Output>, QueueSlot<D.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "Zip")
