@@ -41,7 +41,7 @@ extension Publishers {
 
         /// Subscribes to `other`, then attaches the subscriber to the upstream through the
         /// operator's own subscription.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = UntilOutputSubscription<S, Other.Output, Other.Failure>(
                 mode: .dropUntil, downstream: subscriber, name: "DropUntilOutput", bridgeFailure: { $0 })
