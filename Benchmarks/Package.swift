@@ -9,7 +9,7 @@ import PackageDescription
 // Operators Sluice does not have yet. When one lands, add its name here: the Sluice version of
 // the workload compiles (`#if HAS_<NAME>`) and the tables show its numbers instead of "n/a".
 // Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST".
-let sluiceHas: [String] = []
+let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST"]
 
 // The same list for OpenCombine 0.14.0, which has no merge and no combineLatest.
 let openCombineHas: [String] = ["FLATMAP", "ZIP"]
