@@ -1,0 +1,315 @@
+import Dispatch
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite("Publishers.Multicast")
+struct MulticastTests {
+    private typealias Subject = PassthroughSubject<Int, TestError>
+
+    @Test func everySubscriberSeesTheSameValuesFromOneUpstreamSubscription() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let first = TestSubscriber<Int, TestError>()
+        let second = TestSubscriber<Int, TestError>()
+        multicast.subscribe(first)
+        multicast.subscribe(second)
+        #expect(upstream.subscriberCount == 0)
+        let connection = multicast.connect()
+        #expect(upstream.subscriberCount == 1)
+        #expect(upstream.subscription.requests == [.unlimited])
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(completion: .finished)
+        for subscriber in [first, second] {
+            #expect(subscriber.eventDescriptions == ["subscription(Multicast)", "value(1)", "value(2)", "finished"])
+        }
+        connection.cancel()
+    }
+
+    @Test func failureReachesEverySubscriber() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let first = TestSubscriber<Int, TestError>()
+        let second = TestSubscriber<Int, TestError>()
+        multicast.subscribe(first)
+        multicast.subscribe(second)
+        _ = multicast.connect()
+        upstream.send(1)
+        upstream.send(completion: .failure(TestError(code: 7)))
+        for subscriber in [first, second] {
+            #expect(subscriber.values == [1])
+            #expect(subscriber.completion == .failure(TestError(code: 7)))
+        }
+    }
+
+    @Test func nothingFlowsUntilConnect() {
+        let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        multicast.subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(Multicast)"])
+        _ = multicast.connect()
+        #expect(subscriber.eventDescriptions == [
+            "subscription(Multicast)", "value(1)", "value(2)", "value(3)", "finished",
+        ])
+    }
+
+    @Test func theSubjectIsCreatedLazilyAndOnce() {
+        let created = CallCounter()
+        let multicast = ManualPublisher<Int, TestError>().multicast { () -> Subject in
+            created.increment()
+            return Subject()
+        }
+        #expect(created.value == 0)
+        multicast.subscribe(TestSubscriber<Int, TestError>())
+        #expect(created.value == 1)
+        multicast.subscribe(TestSubscriber<Int, TestError>())
+        _ = multicast.connect()
+        #expect(created.value == 1)
+    }
+
+    @Test func connectAloneCreatesTheSubject() {
+        let created = CallCounter()
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { () -> Subject in
+            created.increment()
+            return Subject()
+        }
+        _ = multicast.connect()
+        #expect(created.value == 1)
+        #expect(upstream.subscriberCount == 1)
+        let late = TestSubscriber<Int, TestError>()
+        multicast.subscribe(late)
+        upstream.send(5)
+        #expect(late.values == [5])
+        #expect(created.value == 1)
+    }
+
+    @Test func multicastSubjectSharesTheGivenSubject() {
+        let subject = Subject()
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast(subject: subject)
+        let subscriber = TestSubscriber<Int, TestError>()
+        multicast.subscribe(subscriber)
+        subject.send(1)  // straight into the subject, before any connection
+        _ = multicast.connect()
+        upstream.send(2)
+        #expect(subscriber.values == [1, 2])
+        #expect(multicast.createSubject() === subject)
+    }
+
+    @Test func connectingTwiceKeepsOneConnection() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let first = multicast.connect()
+        let second = multicast.connect()
+        #expect(ObjectIdentifier(first as AnyObject) == ObjectIdentifier(second as AnyObject))
+        #expect(upstream.subscriberCount == 1)
+    }
+
+    @Test func cancellingTheConnectionDisconnectsAndConnectReconnects() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        multicast.subscribe(subscriber)
+        let connection = multicast.connect()
+        upstream.send(1)
+        connection.cancel()
+        connection.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
+        upstream.send(2)  // to the cancelled connection: ignored
+        #expect(subscriber.values == [1])
+        #expect(subscriber.completion == nil)
+
+        let again = multicast.connect()
+        #expect(ObjectIdentifier(again as AnyObject) != ObjectIdentifier(connection as AnyObject))
+        #expect(upstream.subscriberCount == 2)
+        upstream.send(3)
+        #expect(subscriber.values == [1, 3])
+        again.cancel()
+    }
+
+    @Test func eachSubscriberHasItsOwnDemand() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let limited = TestSubscriber<Int, TestError>(initialDemand: .max(1))
+        let unlimited = TestSubscriber<Int, TestError>()
+        multicast.subscribe(limited)
+        multicast.subscribe(unlimited)
+        _ = multicast.connect()
+        upstream.send(1)
+        upstream.send(2)  // no demand left: a passthrough subject drops it for `limited`
+        limited.request(.max(1))
+        upstream.send(3)
+        upstream.send(4)
+        #expect(limited.values == [1, 3])
+        #expect(unlimited.values == [1, 2, 3, 4])
+        #expect(upstream.subscription.requests == [.unlimited])
+    }
+
+    @Test func demandReturnedFromReceiveCounts() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(1), demandPerValue: .max(1))
+        multicast.subscribe(subscriber)
+        _ = multicast.connect()
+        for value in 1...4 { upstream.send(value) }
+        #expect(subscriber.values == [1, 2, 3, 4])
+    }
+
+    @Test func cancellingOneSubscriberLeavesTheOthersAndTheUpstream() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let leaving = TestSubscriber<Int, TestError>()
+        let staying = TestSubscriber<Int, TestError>()
+        multicast.subscribe(leaving)
+        multicast.subscribe(staying)
+        _ = multicast.connect()
+        upstream.send(1)
+        leaving.cancel()
+        upstream.send(2)
+        upstream.send(completion: .finished)
+        #expect(leaving.values == [1])
+        #expect(leaving.completion == nil)
+        #expect(staying.values == [1, 2])
+        #expect(staying.completion == .finished)
+        #expect(upstream.subscription.cancelCount == 0)
+    }
+
+    @Test func reentrantCancelAndRequestFromReceive() {
+        let multicast = (1...9).publisher.multicast { PassthroughSubject<Int, Never>() }
+        let cancelling = TestSubscriber<Int, Never>()
+        cancelling.onValue = { value, subscriber in
+            if value == 2 { subscriber.cancel() }
+            return .none
+        }
+        let requesting = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        requesting.onValue = { _, subscriber in
+            subscriber.request(.max(1))
+            return .none
+        }
+        multicast.subscribe(cancelling)
+        multicast.subscribe(requesting)
+        _ = multicast.connect()
+        #expect(cancelling.values == [1, 2])
+        #expect(cancelling.completion == nil)
+        #expect(requesting.values == Array(1...9))
+        #expect(requesting.completion == .finished)
+    }
+
+    @Test func reentrantConnectFromReceiveDoesNotSubscribeAgain() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        subscriber.onValue = { _, _ in
+            _ = multicast.connect()
+            return .none
+        }
+        multicast.subscribe(subscriber)
+        _ = multicast.connect()
+        upstream.send(1)
+        upstream.send(2)
+        #expect(subscriber.values == [1, 2])
+        #expect(upstream.subscriberCount == 1)
+    }
+
+    @Test func aLateSubscriberGetsTheCompletion() {
+        let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
+        _ = multicast.connect()
+        let late = TestSubscriber<Int, Never>()
+        multicast.subscribe(late)
+        #expect(late.eventDescriptions == ["subscription(Multicast)", "finished"])
+    }
+
+    @Test func releasesTheSubscriber() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        _ = multicast.connect()
+        #expect(!subscriberSurvives({ multicast.subscribe($0) }, end: { $0.cancel() }))
+        #expect(!subscriberSurvives({ multicast.subscribe($0) }, end: { _ in upstream.send(completion: .finished) }))
+        let failing = ManualPublisher<Int, TestError>()
+        let other = failing.multicast { Subject() }
+        _ = other.connect()
+        #expect(!subscriberSurvives({ other.subscribe($0) }, end: { _ in failing.send(completion: .failure(TestError())) }))
+    }
+
+    @Test func aDisconnectedMulticastReleasesTheUpstreamSubscription() {
+        let upstream = TrackedPublisher<Int, TestError>()
+        weak var weakMulticast: Publishers.Multicast<TrackedPublisher<Int, TestError>, Subject>?
+        do {
+            let multicast = upstream.multicast { Subject() }
+            weakMulticast = multicast
+            let subscriber = TestSubscriber<Int, TestError>()
+            multicast.subscribe(subscriber)
+            let connection = multicast.connect()
+            #expect(upstream.aliveCount == 1)
+            connection.cancel()
+            #expect(upstream.cancelCount == 1)
+            #expect(upstream.aliveCount == 0)
+            subscriber.cancel()
+        }
+        #expect(weakMulticast == nil)
+    }
+
+    @Test func descriptions() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        multicast.subscribe(subscriber)
+        #expect(String(describing: subscriber.subscription!) == "Multicast")
+    }
+
+    @Test func types() {
+        let upstream = ManualPublisher<Int, TestError>()
+        typealias Multicast = Publishers.Multicast<ManualPublisher<Int, TestError>, Subject>
+        #expect(type(of: upstream.multicast { Subject() }) == Multicast.self)
+        #expect(type(of: upstream.multicast(subject: Subject())) == Multicast.self)
+        let multicast: any ConnectablePublisher<Int, TestError> = upstream.multicast { Subject() }
+        _ = multicast
+    }
+
+    @Test func concurrentSubscribeAndConnectMakeOneSubjectAndOneConnection() {
+        for _ in 0..<100 {
+            let created = CallCounter()
+            let subscribed = CallCounter()
+            let upstream = Deferred { () -> PassthroughSubject<Int, Never> in
+                subscribed.increment()
+                return PassthroughSubject()
+            }
+            let multicast = upstream.multicast { () -> PassthroughSubject<Int, Never> in
+                created.increment()
+                return PassthroughSubject()
+            }
+            let subscribers = (0..<4).map { _ in TestSubscriber<Int, Never>() }
+            let connections = Shared<[ObjectIdentifier]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                if index.isMultiple(of: 2) {
+                    multicast.subscribe(subscribers[index / 2])
+                } else {
+                    let connection = multicast.connect()
+                    connections.mutate { $0.append(ObjectIdentifier(connection as AnyObject)) }
+                }
+            }
+            #expect(created.value == 1)
+            #expect(subscribed.value == 1)
+            #expect(Set(connections.value).count == 1)
+            #expect(subscribers.allSatisfy { $0.subscriptionsReceived == 1 })
+        }
+    }
+
+    @Test func keepsTheContract() async throws {
+        try await PublisherContract.verify {
+            let multicast = (1...30).publisher.multicast { PassthroughSubject<Int, Never>() }
+            return PublisherContract.Fixture(multicast) { _ = multicast.connect() }
+        }
+        try await PublisherContract.verify {
+            let source = PassthroughSubject<Int, TestError>()
+            let multicast = source.multicast { Subject() }
+            return PublisherContract.Fixture(multicast) {
+                _ = multicast.connect()
+                for value in 1...20 { source.send(value) }
+                source.send(completion: .failure(TestError()))
+            }
+        }
+    }
+}
