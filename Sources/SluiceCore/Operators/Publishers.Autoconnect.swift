@@ -39,7 +39,7 @@ extension Publishers {
 
         /// Attaches the subscriber to the upstream, then connects the upstream if this is the
         /// first subscriber (or the first since every earlier one cancelled).
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             lock.withLock { state.subscriberArrived() }
             upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: nil, owner: self))

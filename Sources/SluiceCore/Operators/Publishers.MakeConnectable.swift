@@ -30,7 +30,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber; values flow once the publisher is connected.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             inner.receive(subscriber: subscriber)
         }

@@ -54,7 +54,7 @@ extension Publishers {
 
         /// Attaches the subscriber to the subject, through a subscription of its own named
         /// "Multicast". Values flow once the multicast is connected.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             sharedSubject().receive(subscriber: RelaySubscription(downstream: subscriber, name: "Multicast"))
         }

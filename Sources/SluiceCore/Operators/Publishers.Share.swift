@@ -42,7 +42,7 @@ extension Publishers {
 
         /// Attaches the subscriber (its subscription is named "Multicast"), connecting to the
         /// upstream if it is the first.
-        @inlinable
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             inner.receive(subscriber: subscriber)
         }
