@@ -100,6 +100,17 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
         }
     }
 
+    /// Forgets an upstream subscription handed over by `send(subscription:)` (its bridge was
+    /// cancelled), so that a subject connected and disconnected repeatedly does not accumulate them.
+    func forget(upstream subscription: AnyObject) {
+        let removed = lock.withLock { () -> [any Subscription] in
+            let kept = upstreams.filter { ($0 as AnyObject) !== subscription }
+            defer { upstreams = kept }
+            return upstreams
+        }
+        _ = removed  // released outside the lock
+    }
+
     /// Attaches a subscriber. A subscriber arriving after completion gets the empty subscription
     /// and the completion at once.
     @inlinable
@@ -130,4 +141,11 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
         }
         _ = removed
     }
+}
+
+/// A subject of this package, which keeps the upstream subscriptions handed to it and can drop one
+/// whose bridge (``Publisher/subscribe(_:)-(S)``) has been cancelled.
+package protocol UpstreamKeepingSubject: AnyObject {
+    /// Drops `subscription` from the upstream subscriptions kept.
+    func forgetUpstream(_ subscription: AnyObject)
 }

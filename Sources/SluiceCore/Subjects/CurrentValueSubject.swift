@@ -45,3 +45,8 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
         core.send(subscription: subscription)
     }
 }
+
+extension CurrentValueSubject: UpstreamKeepingSubject {
+    /// Drops an upstream subscription whose bridge was cancelled.
+    package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
+}

@@ -37,3 +37,8 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject, @uncheck
         core.send(subscription: subscription)
     }
 }
+
+extension PassthroughSubject: UpstreamKeepingSubject {
+    /// Drops an upstream subscription whose bridge was cancelled.
+    package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
+}

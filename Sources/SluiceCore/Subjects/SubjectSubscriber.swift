@@ -41,11 +41,16 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
     }
 
     func cancel() {
-        let subscription = lock.withLock { () -> (any Subscription)? in
-            subject = nil
-            return upstream.detach()
+        let (subscription, subject) = lock.withLock { () -> ((any Subscription)?, S?) in
+            defer { self.subject = nil }
+            return (upstream.detach(), self.subject)
         }
         subscription?.cancel()
+        // Our own subjects keep the subscriptions handed to them until they complete: let go of
+        // this one now.
+        if subscription != nil, let subject = subject as? any UpstreamKeepingSubject {
+            subject.forgetUpstream(self)
+        }
     }
 
     var description: String { "Subject" }

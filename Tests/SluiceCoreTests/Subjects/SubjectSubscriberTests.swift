@@ -15,6 +15,38 @@ struct SubjectSubscriberTests {
         #expect(subject.core.upstreams.first as? SubjectSubscriber<PassthroughSubject<Int, Never>> === bridge)
     }
 
+    @Test func cancellingTheBridgeMakesTheSubjectForgetIt() {
+        let subject = PassthroughSubject<Int, Never>()
+        let current = CurrentValueSubject<Int, Never>(0)
+        let first = PassthroughSubject<Int, Never>()
+        let second = PassthroughSubject<Int, Never>()
+        let kept = first.subscribe(subject)
+        let dropped = second.subscribe(subject)
+        let other = second.subscribe(current)
+        #expect(subject.core.upstreams.count == 2)
+        #expect(current.core.upstreams.count == 1)
+        dropped.cancel()
+        other.cancel()
+        #expect(subject.core.upstreams.count == 1)
+        #expect(current.core.upstreams.isEmpty)
+        // The remaining bridge still works; the cancelled one delivers nothing.
+        let subscriber = TestSubscriber<Int, Never>()
+        subject.subscribe(subscriber)
+        first.send(1)
+        second.send(2)
+        #expect(subscriber.values == [1])
+        _ = kept
+    }
+
+    @Test func reconnectingDoesNotAccumulateUpstreams() {
+        let subject = PassthroughSubject<Int, Never>()
+        let upstream = PassthroughSubject<Int, Never>()
+        for _ in 0..<10 {
+            upstream.subscribe(subject).cancel()
+        }
+        #expect(subject.core.upstreams.isEmpty)
+    }
+
     @Test func forwardsRequestsUpstream() {
         let upstream = ManualPublisher<Int, Never>()
         let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
