@@ -82,3 +82,15 @@ extension Optional.Publisher {
         Empty()
     }
 }
+
+extension Result.Publisher {
+    /// Ignores the output: an `Empty` that finishes at once.
+    ///
+    /// Apple declares this overload as returning `Empty<Output, Failure>`, which cannot fail: the
+    /// error of a `.failure` result is not reported — the publisher just finishes. Use
+    /// `eraseToAnyPublisher().ignoreOutput()` to keep the failure.
+    @inlinable
+    public func ignoreOutput() -> Empty<Output, Failure> {
+        Empty()
+    }
+}

@@ -39,6 +39,7 @@ struct IgnoreOutputTests {
         #expect(type(of: [1].publisher.ignoreOutput()) == Empty<Int, Never>.self)
         #expect(type(of: Just(1).ignoreOutput()) == Empty<Int, Never>.self)
         #expect(type(of: Optional(1).publisher.ignoreOutput()) == Empty<Int, Never>.self)
+        #expect(type(of: Result<Int, TestError>.success(1).publisher.ignoreOutput()) == Empty<Int, TestError>.self)
         let subscriber = TestSubscriber<Int, Never>()
         Just(1).ignoreOutput().subscribe(subscriber)
         #expect(subscriber.eventDescriptions == ["subscription(Empty)", "finished"])
