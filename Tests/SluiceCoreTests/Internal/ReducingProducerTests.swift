@@ -212,8 +212,9 @@ struct ReducingProducerTests {
                 if index == 3 { subscriber.cancel() } else { subscriber.request(.max(1)) }
             }
             #expect(subscriber.values.count <= 1)
+            // `.finished` never comes without the value; the cancel may land between the two.
             let completions = subscriber.eventDescriptions.filter { $0 == "finished" }.count
-            #expect(completions == subscriber.values.count)
+            #expect(completions <= subscriber.values.count)
         }
     }
 }
