@@ -6,9 +6,8 @@ import PackageDescription
 // Our targets use Swift 6 language mode (the tools version's default); CI builds this package with
 // `-Xswiftc -warnings-as-errors` (the dependencies build without warnings too).
 
-// Operators Sluice does not have yet. When one lands, add its name here: the Sluice version of
-// the workload compiles (`#if HAS_<NAME>`) and the tables show its numbers instead of "n/a".
-// Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST".
+// The operators behind the optional workloads that Sluice has: the Sluice version of each workload
+// named here compiles (`#if HAS_<NAME>`). Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST".
 let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST"]
 
 // The same list for OpenCombine 0.14.0, which has no merge and no combineLatest.
