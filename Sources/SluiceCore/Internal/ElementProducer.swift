@@ -72,9 +72,8 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     /// Touched only by the upstream's serialised `receive` calls, never under the lock.
     ///
     /// Its exclusivity is the upstream's serialisation, so it skips the runtime exclusivity checks
-    /// (a cost per element, and, for a zero-sized Step, the source of Thread Sanitizer reports
-    /// that pair it with whatever field shares its address).
-    @exclusivity(unchecked) @usableFromInline var step: Step
+    /// (a cost per element). Wrapped in ``NonEmpty`` for Thread Sanitizer's sake.
+    @exclusivity(unchecked) @usableFromInline var step: NonEmpty<Step>
     @usableFromInline let name: String
     // Guarded by `lock`:
     @usableFromInline var upstream = UpstreamStatus()
@@ -101,7 +100,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     /// Creates the producer for one subscription; attach it upstream with `receive(subscriber:)`.
     @inlinable
     init(step: Step, downstream: Downstream, name: String) {
-        self.step = step
+        self.step = NonEmpty(step)
         boxedDownstream = Boxed(downstream)
         self.name = name
     }
@@ -124,7 +123,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     func receive(_ input: Step.Input) -> Subscribers.Demand {
         guard lock.withLock({ upstream.subscription != nil && downstream != nil }) else { return .none }
-        switch step.receive(input) {
+        switch step.value.receive(input) {
         case .send(let output):
             return send(output)
         case .drop:
@@ -173,7 +172,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     func receive(completion: Subscribers.Completion<Step.UpstreamFailure>) {
         guard lock.withLock({ upstream.finish() && downstream != nil }) else { return }
-        switch step.receive(completion: completion) {
+        switch step.value.receive(completion: completion) {
         case .complete(let completion):
             let target = lock.withLock { () -> Downstream? in
                 defer { downstream = nil }
