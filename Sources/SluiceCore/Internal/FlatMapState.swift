@@ -1,13 +1,63 @@
+/// Names one inner publisher of ``FlatMapState``: the slot it occupies and the slot's generation.
+///
+/// Slots are reused once their inner has finished; the generation, bumped on every release, makes
+/// an identifier that outlived its inner (a misbehaving publisher's late events) match nothing.
+@usableFromInline
+package struct FlatMapInnerID: Equatable, Sendable {
+    @usableFromInline package let slot: Int
+    @usableFromInline package let generation: Int
+
+    @inlinable
+    package init(slot: Int, generation: Int) {
+        self.slot = slot
+        self.generation = generation
+    }
+}
+
+/// What ``FlatMapState`` stores where it has no subscription (``Subscriptions/empty``).
+///
+/// Subscriptions are kept as plain `any Subscription` next to a flag rather than as optionals:
+/// the compiler copies and destroys an `Optional<any Subscription>` (and any enum with such a
+/// payload) through the runtime's generic value witnesses, several times the cost of copying the
+/// existential itself.
+@usableFromInline
+let flatMapVacancy: any Subscription & Sendable = EmptySubscription.singleton
+
+/// One slot of ``FlatMapState``'s table of inners.
+@usableFromInline
+package struct FlatMapInnerSlot {
+    /// Bumped each time the slot is released, so that old identifiers no longer match.
+    @usableFromInline var generation = 0
+    /// An inner occupies the slot.
+    @usableFromInline var isLive = false
+    /// The inner's subscription has arrived: it is in ``subscription``.
+    @usableFromInline var isAttached = false
+    /// The next free slot while this one is free (`-1`: none).
+    @usableFromInline var nextFree = -1
+    /// The inner's subscription once it has arrived; ``flatMapVacancy`` otherwise.
+    @usableFromInline var subscription: any Subscription = flatMapVacancy
+
+    @inlinable
+    init() {}
+}
+
 /// The state machine of `flatMap`: the upstream of publishers, the inner subscriptions, the
 /// downstream demand, and the serialised delivery of the inners' values.
 ///
 /// A value type kept behind its owner's lock. Every transition changes the state and returns what
 /// the owner must do once the lock is released (deliver, request, cancel, complete); nothing here
-/// calls out. Inners are identified by the `Int` that ``addInner()`` hands out.
+/// calls out. Inners are identified by the ``FlatMapInnerID`` that ``addInner()`` hands out.
 ///
+/// - Inners live in a table of slots with a free list: registering, attaching and releasing an
+///   inner index an array (no hashing), and once the table has grown to the number of inners alive
+///   at once, nothing allocates. Each inner's subscription is stored once and moved out when it
+///   ends; transitions return small enums rather than structs of optional subscriptions, because
+///   every copy of an `any Subscription` goes through its type's value witnesses.
 /// - Demand to inners: while the downstream demand is `.unlimited`, each inner is asked for
 ///   `.unlimited`; otherwise for `.max(1)` at a time, asking again only once its value has been
-///   delivered. So an inner never has more than one value waiting for downstream demand.
+///   delivered. So an inner never has more than one value waiting for downstream demand. When the
+///   demand becomes unlimited (requested, or returned from `receive(_:)`), the inners are raised
+///   to `.unlimited`.
 /// - Serialised delivery: one thread delivers at a time (`isDelivering`). A value that arrives
 ///   while another is being delivered, or without downstream demand, waits in `buffer` and is
 ///   delivered in arrival order by the delivering thread, or by `request(_:)`.
@@ -19,8 +69,11 @@ package struct FlatMapState<Output, Failure: Error> {
     /// Where the state stands with the upstream of publishers.
     @usableFromInline
     package enum UpstreamPhase {
+        /// No subscription yet.
         case awaiting
-        case subscribed(any Subscription)
+        /// Its subscription is in ``upstreamSubscription``.
+        case subscribed
+        /// Completed, or released.
         case finished
     }
 
@@ -28,42 +81,42 @@ package struct FlatMapState<Output, Failure: Error> {
     @usableFromInline
     package enum Next {
         /// Deliver this buffered value, sent by that inner.
-        case deliver(Output, inner: Int)
+        case deliver(Output, inner: FlatMapInnerID)
         /// Deliver the completion; the downstream must be released.
         case complete(Subscribers.Completion<Failure>)
         /// Nothing to deliver: the thread stops delivering.
         case idle
     }
 
-    /// What to do outside the lock after a completion, a cancel or an ended inner.
+    /// What to do outside the lock after a completion (upstream's or an inner's).
     @usableFromInline
-    package struct Effects {
-        /// Ask this upstream subscription for one more publisher.
-        @usableFromInline package var requestUpstream: (any Subscription)?
-        /// Cancel these subscriptions.
-        @usableFromInline package var cancel: ContiguousArray<any Subscription> = []
-        /// Send this completion downstream (and release the downstream).
-        @usableFromInline package var completion: Subscribers.Completion<Failure>?
-
-        @inlinable
-        package init(requestUpstream: (any Subscription)? = nil, cancel: ContiguousArray<any Subscription> = [],
-                     completion: Subscribers.Completion<Failure>? = nil) {
-            self.requestUpstream = requestUpstream
-            self.cancel = cancel
-            self.completion = completion
-        }
+    package enum Action {
+        /// Nothing.
+        case none
+        /// Ask the upstream subscription (``upstreamToReplenish()``) for one more publisher.
+        case requestUpstream
+        /// Cancel these subscriptions, then send this completion downstream (and release the
+        /// downstream).
+        case complete(Subscribers.Completion<Failure>, cancelling: ContiguousArray<any Subscription>)
+        /// Cancel these subscriptions; the delivering thread sends the failure.
+        case cancel(ContiguousArray<any Subscription>)
     }
 
     /// How many publishers may be subscribed at once.
     @usableFromInline package let maxPublishers: Subscribers.Demand
     @usableFromInline package var upstream = UpstreamPhase.awaiting
-    /// The inners that have not finished, with their subscription once it has arrived.
-    @usableFromInline package var inners: [Int: (any Subscription)?] = [:]
-    @usableFromInline package var nextInner = 0
+    /// The upstream subscription while ``upstream`` is `.subscribed`; ``flatMapVacancy`` otherwise.
+    @usableFromInline package var upstreamSubscription: any Subscription = flatMapVacancy
+    /// The table of inners; a slot is reused once its inner has finished.
+    @usableFromInline package var slots = ContiguousArray<FlatMapInnerSlot>()
+    /// The first free slot (`-1`: none); the free slots are chained through `nextFree`.
+    @usableFromInline package var firstFree = -1
+    /// How many inners have not finished.
+    @usableFromInline package var liveInners = 0
     /// The downstream demand not yet used.
     @usableFromInline package var demand = Subscribers.Demand.none
     /// Values waiting for their turn, with the inner that sent each.
-    @usableFromInline package var buffer = DeliveryQueue<(value: Output, inner: Int)>()
+    @usableFromInline package var buffer = DeliveryQueue<(value: Output, inner: FlatMapInnerID)>()
     /// A thread is inside the downstream's `receive`.
     @usableFromInline package var isDelivering = false
     /// A completion decided during a delivery, for the delivering thread to send.
@@ -82,7 +135,8 @@ package struct FlatMapState<Output, Failure: Error> {
     @inlinable
     package mutating func attachUpstream(_ subscription: any Subscription) -> Bool {
         guard !isTerminal, case .awaiting = upstream else { return false }
-        upstream = .subscribed(subscription)
+        upstream = .subscribed
+        upstreamSubscription = subscription
         return true
     }
 
@@ -90,48 +144,79 @@ package struct FlatMapState<Output, Failure: Error> {
     /// subscription, unless it has cancelled meanwhile.
     @inlinable
     package func upstreamToRequest() -> (any Subscription)? {
-        guard !isTerminal, maxPublishers != .none, case .subscribed(let subscription) = upstream else { return nil }
-        return subscription
+        guard !isTerminal, maxPublishers != .none, case .subscribed = upstream else { return nil }
+        return upstreamSubscription
+    }
+
+    /// The upstream subscription to ask for one more publisher after ``Action/requestUpstream``;
+    /// ``flatMapVacancy`` (which ignores requests) once there is none.
+    @inlinable
+    package func upstreamToReplenish() -> any Subscription {
+        guard !isTerminal, case .subscribed = upstream else { return flatMapVacancy }
+        return upstreamSubscription
     }
 
     /// Registers a new inner publisher; `nil` once terminal (the publisher must be ignored).
     @inlinable
-    package mutating func addInner() -> Int? {
+    package mutating func addInner() -> FlatMapInnerID? {
         guard !isTerminal else { return nil }
-        let id = nextInner
-        nextInner &+= 1
-        inners[id] = .some(nil)
-        return id
+        liveInners &+= 1
+        let slot: Int
+        if firstFree >= 0 {
+            slot = firstFree
+            firstFree = slots[slot].nextFree
+        } else {
+            slot = slots.count
+            slots.append(FlatMapInnerSlot())
+        }
+        slots[slot].isLive = true
+        return FlatMapInnerID(slot: slot, generation: slots[slot].generation)
     }
 
     /// The upstream completed.
     @inlinable
-    package mutating func upstreamCompleted(_ completion: Subscribers.Completion<Failure>) -> Effects {
-        guard !isTerminal else { return Effects() }
+    package mutating func upstreamCompleted(_ completion: Subscribers.Completion<Failure>) -> Action {
+        guard !isTerminal else { return .none }
         switch completion {
         case .finished:
             upstream = .finished
+            upstreamSubscription = flatMapVacancy
             return finishIfDone()
         case .failure(let error):
             upstream = .finished
+            upstreamSubscription = flatMapVacancy
             return fail(error)
         }
     }
 
     // MARK: Inners
 
+    /// `true` while the inner named by `id` has not finished (and nothing is terminal).
+    @inlinable
+    package func isLive(_ id: FlatMapInnerID) -> Bool {
+        !isTerminal && id.slot < slots.count && slots[id.slot].isLive && slots[id.slot].generation == id.generation
+    }
+
     /// An inner's subscription arrived: the demand to request from it, or `nil` to cancel it.
     @inlinable
-    package mutating func attachInner(_ id: Int, _ subscription: any Subscription) -> Subscribers.Demand? {
-        guard !isTerminal, let entry = inners[id], entry == nil else { return nil }
-        inners[id] = subscription
+    package mutating func attachInner(_ id: FlatMapInnerID, _ subscription: any Subscription) -> Subscribers.Demand? {
+        guard isLive(id), !slots[id.slot].isAttached else { return nil }
+        slots[id.slot].isAttached = true
+        slots[id.slot].subscription = subscription
         return demand == .unlimited ? .unlimited : .max(1)
+    }
+
+    /// The subscription of a live inner, if it has arrived.
+    @inlinable
+    package func subscription(of id: FlatMapInnerID) -> (any Subscription)? {
+        guard isLive(id), slots[id.slot].isAttached else { return nil }
+        return slots[id.slot].subscription
     }
 
     /// An inner sent a value: `true` when the caller must deliver it now (it then holds the
     /// delivering role); otherwise the value was queued, or dropped once terminal.
     @inlinable
-    package mutating func receiveInner(_ value: Output, from id: Int) -> Bool {
+    package mutating func receiveInner(_ value: Output, from id: FlatMapInnerID) -> Bool {
         guard !isTerminal else { return false }
         if isDelivering || demand == .none || !buffer.isEmpty {
             buffer.append((value, id))
@@ -142,19 +227,27 @@ package struct FlatMapState<Output, Failure: Error> {
         return true
     }
 
-    /// A value from inner `id` was delivered and the downstream returned `more`. Returns the
-    /// inner's subscription when that inner should be asked for one more value (limited demand),
+    /// A value from inner `id` was delivered and the downstream returned `more`. Returns whether
+    /// that inner should be asked for one more value (limited demand; see ``subscription(of:)``),
+    /// the inner subscriptions to raise to `.unlimited` when `more` just made the demand unlimited,
     /// and what the delivering thread does next.
     @inlinable
-    package mutating func delivered(adding more: Subscribers.Demand, from id: Int)
-        -> (replenish: (any Subscription)?, next: Next)
+    package mutating func delivered(adding more: Subscribers.Demand, from id: FlatMapInnerID)
+        -> (replenish: Bool, raise: ContiguousArray<any Subscription>?, next: Next)
     {
-        demand += more
-        var replenish: (any Subscription)?
-        if !isTerminal, demand != .unlimited, let entry = inners[id] {
-            replenish = entry
+        var replenish = false
+        var raise: ContiguousArray<any Subscription>?
+        if demand != .unlimited {
+            demand += more
+            if !isTerminal {
+                if demand == .unlimited {
+                    raise = attachedSubscriptions()
+                } else {
+                    replenish = isLive(id)
+                }
+            }
         }
-        return (replenish, next())
+        return (replenish, raise, next())
     }
 
     /// Decides the delivering thread's next step; leaves the delivering role when there is none.
@@ -168,31 +261,35 @@ package struct FlatMapState<Output, Failure: Error> {
             }
             return .idle
         }
-        if demand > 0, let (value, inner) = buffer.popFirst() {
+        if !buffer.isEmpty, demand > 0, let (value, inner) = buffer.popFirst() {
             demand -= 1
             return .deliver(value, inner: inner)
         }
         isDelivering = false
-        if buffer.isEmpty, inners.isEmpty, case .finished = upstream {
+        if liveInners == 0, buffer.isEmpty, case .finished = upstream {
             isTerminal = true
             return .complete(.finished)
         }
         return .idle
     }
 
-    /// An inner completed.
+    /// An inner completed. Returns what to do, and the inner's subscription (or
+    /// ``flatMapVacancy``), now released by the state, for the caller to drop outside the lock.
     @inlinable
-    package mutating func innerCompleted(_ id: Int, _ completion: Subscribers.Completion<Failure>) -> Effects {
-        guard !isTerminal, inners.removeValue(forKey: id) != nil else { return Effects() }
+    package mutating func innerCompleted(_ id: FlatMapInnerID, _ completion: Subscribers.Completion<Failure>)
+        -> (action: Action, released: any Subscription)
+    {
+        guard isLive(id) else { return (.none, flatMapVacancy) }
+        let released = release(id.slot)
         switch completion {
         case .finished:
-            var effects = finishIfDone()
-            if effects.completion == nil, maxPublishers != .unlimited, case .subscribed(let subscription) = upstream {
-                effects.requestUpstream = subscription
+            let action = finishIfDone()
+            if case .none = action, maxPublishers != .unlimited, case .subscribed = upstream {
+                return (.requestUpstream, released)
             }
-            return effects
+            return (action, released)
         case .failure(let error):
-            return fail(error)
+            return (fail(error), released)
         }
     }
 
@@ -203,16 +300,14 @@ package struct FlatMapState<Output, Failure: Error> {
     /// the caller then holds the delivering role.
     @inlinable
     package mutating func request(_ more: Subscribers.Demand)
-        -> (raise: ContiguousArray<any Subscription>, start: (value: Output, inner: Int)?)
+        -> (raise: ContiguousArray<any Subscription>, start: (value: Output, inner: FlatMapInnerID)?)
     {
         guard !isTerminal else { return ([], nil) }
         let wasUnlimited = demand == .unlimited
         demand += more
         var raise = ContiguousArray<any Subscription>()
         if !wasUnlimited, demand == .unlimited {
-            for case let subscription? in inners.values {
-                raise.append(subscription)
-            }
+            raise = attachedSubscriptions()
         }
         guard !isDelivering, let first = buffer.popFirst() else { return (raise, nil) }
         demand -= 1
@@ -231,38 +326,63 @@ package struct FlatMapState<Output, Failure: Error> {
 
     // MARK: Helpers
 
+    /// Frees a live inner's slot; returns its subscription (or ``flatMapVacancy``).
+    @inlinable
+    mutating func release(_ slot: Int) -> any Subscription {
+        var subscription: any Subscription = flatMapVacancy
+        swap(&subscription, &slots[slot].subscription)
+        slots[slot].isLive = false
+        slots[slot].isAttached = false
+        slots[slot].generation &+= 1
+        slots[slot].nextFree = firstFree
+        firstFree = slot
+        liveInners &-= 1
+        return subscription
+    }
+
+    /// The subscriptions of the inners that have one.
+    @inlinable
+    func attachedSubscriptions() -> ContiguousArray<any Subscription> {
+        var subscriptions = ContiguousArray<any Subscription>()
+        for index in slots.indices where slots[index].isLive && slots[index].isAttached {
+            subscriptions.append(slots[index].subscription)
+        }
+        return subscriptions
+    }
+
     /// Finishes when the upstream and every inner have finished and nothing waits or is delivering.
     @inlinable
-    mutating func finishIfDone() -> Effects {
-        guard !isDelivering, buffer.isEmpty, inners.isEmpty, case .finished = upstream else { return Effects() }
+    mutating func finishIfDone() -> Action {
+        guard !isDelivering, liveInners == 0, buffer.isEmpty, case .finished = upstream else { return .none }
         isTerminal = true
-        return Effects(completion: .finished)
+        return .complete(.finished, cancelling: [])
     }
 
     /// Ends with a failure: cancels the rest; the delivering thread sends it if there is one.
     @inlinable
-    mutating func fail(_ error: Failure) -> Effects {
+    mutating func fail(_ error: Failure) -> Action {
         isTerminal = true
         let cancel = releaseAll()
         if isDelivering {
             pendingCompletion = .failure(error)
-            return Effects(cancel: cancel)
+            return .cancel(cancel)
         }
-        return Effects(cancel: cancel, completion: .failure(error))
+        return .complete(.failure(error), cancelling: cancel)
     }
 
     /// Forgets the upstream, the inners and the waiting values; returns the subscriptions to cancel.
     @inlinable
     mutating func releaseAll() -> ContiguousArray<any Subscription> {
         var cancel = ContiguousArray<any Subscription>()
-        if case .subscribed(let subscription) = upstream {
-            cancel.append(subscription)
+        if case .subscribed = upstream {
+            cancel.append(upstreamSubscription)
         }
         upstream = .finished
-        for case let subscription? in inners.values {
-            cancel.append(subscription)
-        }
-        inners = [:]
+        upstreamSubscription = flatMapVacancy
+        cancel.append(contentsOf: attachedSubscriptions())
+        slots = []
+        firstFree = -1
+        liveInners = 0
         buffer.removeAll()
         return cancel
     }

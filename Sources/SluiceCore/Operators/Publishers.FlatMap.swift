@@ -109,13 +109,17 @@ extension Publishers.FlatMap {
 
         @inlinable
         func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            perform(lock.withLock { effects(state.upstreamCompleted(completion)) })
+            let (action, target) = lock.withLock { () -> (State.Action, Downstream?) in
+                let action = state.upstreamCompleted(completion)
+                return (action, takeDownstream(for: action))
+            }
+            perform(action, target)
         }
 
         // MARK: Inner side
 
         @inlinable
-        func attachInner(_ id: Int, _ subscription: any Subscription) {
+        func attachInner(_ id: FlatMapInnerID, _ subscription: any Subscription) {
             if let demand = lock.withLock({ state.attachInner(id, subscription) }) {
                 subscription.request(demand)
             } else {
@@ -124,35 +128,37 @@ extension Publishers.FlatMap {
         }
 
         @inlinable
-        func receiveInner(_ value: NewPublisher.Output, from id: Int) -> Subscribers.Demand {
+        func receiveInner(_ value: NewPublisher.Output, from id: FlatMapInnerID) -> Subscribers.Demand {
             let target = lock.withLock { state.receiveInner(value, from: id) ? downstream : nil }
             guard let target else { return .none }
             let more = target.receive(value)
-            let (replenish, next) = afterDelivery(adding: more, from: id)
-            if case .idle = next {} else { drain(next, to: target) }
-            return replenish == nil ? .none : .max(1)
-        }
-
-        @inlinable
-        func completeInner(_ id: Int, _ completion: Subscribers.Completion<Upstream.Failure>) {
-            perform(lock.withLock { effects(state.innerCompleted(id, completion)) })
-        }
-
-        // MARK: Delivery
-
-        /// Records a delivery under the lock; releases the downstream if that ended the stream.
-        @inlinable
-        func afterDelivery(adding more: Subscribers.Demand, from id: Int)
-            -> (replenish: (any Subscription)?, next: State.Next)
-        {
-            lock.withLock {
+            let (replenish, raise, next) = lock.withLock {
+                () -> (Bool, ContiguousArray<any Subscription>?, State.Next) in
                 let result = state.delivered(adding: more, from: id)
                 if state.isTerminal { downstream = nil }
                 return result
             }
+            if let raise { self.raise(raise) }
+            if case .idle = next {} else { drain(next, to: target) }
+            return replenish ? .max(1) : .none
         }
 
-        /// Delivers waiting values (and a completion) while holding the delivering role.
+        @inlinable
+        func completeInner(_ id: FlatMapInnerID, _ completion: Subscribers.Completion<Upstream.Failure>) {
+            let (action, released, target) = lock.withLock {
+                () -> (State.Action, any Subscription, Downstream?) in
+                let (action, released) = state.innerCompleted(id, completion)
+                return (action, released, takeDownstream(for: action))
+            }
+            _ = released  // dropped here, outside the lock
+            if case .none = action { return }
+            perform(action, target)
+        }
+
+        // MARK: Delivery
+
+        /// Delivers waiting values (and a completion) while holding the delivering role, asking
+        /// each value's inner for one more when the demand is limited.
         @inlinable
         func drain(_ first: State.Next, to target: Downstream) {
             var next = first
@@ -165,30 +171,52 @@ extension Publishers.FlatMap {
                     return
                 case .deliver(let value, let id):
                     let more = target.receive(value)
-                    let (replenish, following) = afterDelivery(adding: more, from: id)
+                    let (replenish, raise, following) = lock.withLock {
+                        () -> ((any Subscription)?, ContiguousArray<any Subscription>?, State.Next) in
+                        let (replenish, raise, following) = state.delivered(adding: more, from: id)
+                        if state.isTerminal { downstream = nil }
+                        return (replenish ? state.subscription(of: id) : nil, raise, following)
+                    }
+                    if let raise { self.raise(raise) }
                     replenish?.request(.max(1))
                     next = following
                 }
             }
         }
 
-        /// Takes the downstream along with a completion to send, under the lock.
+        /// Raises inner subscriptions to `.unlimited`.
         @inlinable
-        func effects(_ effects: State.Effects) -> (State.Effects, Downstream?) {
-            guard effects.completion != nil else { return (effects, nil) }
-            defer { downstream = nil }
-            return (effects, downstream)
+        func raise(_ subscriptions: ContiguousArray<any Subscription>) {
+            for subscription in subscriptions {
+                subscription.request(.unlimited)
+            }
         }
 
-        /// Carries out effects decided under the lock.
+        /// With the lock held: takes the downstream when `action` sends it the completion.
         @inlinable
-        func perform(_ work: (effects: State.Effects, target: Downstream?)) {
-            for subscription in work.effects.cancel {
-                subscription.cancel()
-            }
-            work.effects.requestUpstream?.request(.max(1))
-            if let completion = work.effects.completion {
-                work.target?.receive(completion: completion)
+        func takeDownstream(for action: State.Action) -> Downstream? {
+            guard case .complete = action else { return nil }
+            defer { downstream = nil }
+            return downstream
+        }
+
+        /// Carries out an action decided under the lock.
+        @inlinable
+        func perform(_ action: State.Action, _ target: Downstream?) {
+            switch action {
+            case .none:
+                return
+            case .requestUpstream:
+                lock.withLock { state.upstreamToReplenish() }.request(.max(1))
+            case .complete(let completion, let cancelling):
+                for subscription in cancelling {
+                    subscription.cancel()
+                }
+                target?.receive(completion: completion)
+            case .cancel(let subscriptions):
+                for subscription in subscriptions {
+                    subscription.cancel()
+                }
             }
         }
 
@@ -198,13 +226,12 @@ extension Publishers.FlatMap {
         func request(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let (raise, start, target) = lock.withLock {
-                () -> (ContiguousArray<any Subscription>, (value: NewPublisher.Output, inner: Int)?, Downstream?) in
+                () -> (ContiguousArray<any Subscription>, (value: NewPublisher.Output, inner: FlatMapInnerID)?,
+                       Downstream?) in
                 let (raise, start) = state.request(demand)
                 return (raise, start, start == nil ? nil : downstream)
             }
-            for subscription in raise {
-                subscription.request(.unlimited)
-            }
+            self.raise(raise)
             if let start, let target {
                 drain(.deliver(start.value, inner: start.inner), to: target)
             }
@@ -240,10 +267,10 @@ extension Publishers.FlatMap {
         @usableFromInline typealias Failure = NewPublisher.Failure
 
         @usableFromInline let parent: Outer<Downstream>
-        @usableFromInline let id: Int
+        @usableFromInline let id: FlatMapInnerID
 
         @inlinable
-        init(parent: Outer<Downstream>, id: Int) {
+        init(parent: Outer<Downstream>, id: FlatMapInnerID) {
             self.parent = parent
             self.id = id
         }

@@ -8,6 +8,23 @@ private func same(_ subscription: (any Subscription)?, _ expected: Sub) -> Bool 
     (subscription as? Sub) === expected
 }
 
+/// What an action asks for, spelled out for the assertions.
+extension FlatMapState.Action {
+    fileprivate var completion: Subscribers.Completion<Failure>? {
+        if case .complete(let completion, _) = self { completion } else { nil }
+    }
+    fileprivate var cancel: ContiguousArray<any Subscription> {
+        switch self {
+        case .complete(_, let cancelling): cancelling
+        case .cancel(let subscriptions): subscriptions
+        case .none, .requestUpstream: []
+        }
+    }
+    fileprivate var requestsUpstream: Bool {
+        if case .requestUpstream = self { true } else { false }
+    }
+}
+
 private func subscribed(maxPublishers: Subscribers.Demand = .unlimited) -> (State, Sub) {
     var state = State(maxPublishers: maxPublishers)
     let upstream = Sub()
@@ -53,6 +70,50 @@ struct FlatMapStateTests {
         #expect(raise.count == 1 && same(raise.first, inner))
     }
 
+    @Test func finishedInnersFreeTheirSlotsAndOldIdentifiersMatchNothing() {
+        var (state, _) = subscribed()
+        let first = state.addInner()!
+        let firstSubscription = Sub()
+        _ = state.attachInner(first, firstSubscription)
+        let (_, released) = state.innerCompleted(first, .finished)
+        #expect(same(released, firstSubscription))  // handed back, for the caller to drop
+        #expect(state.liveInners == 0)
+        let second = state.addInner()!
+        #expect(second.slot == first.slot && second != first)  // the slot is reused
+        #expect(state.slots.count == 1)
+        let secondSubscription = Sub()
+        let r1 = state.attachInner(first, Sub())
+        #expect(r1 == nil)  // a stale identifier cannot attach...
+        let r2 = state.attachInner(second, secondSubscription)
+        #expect(r2 == .max(1))
+        let (stale, _) = state.innerCompleted(first, .failure(TestError(code: 1)))
+        #expect(stale.completion == nil && stale.cancel.isEmpty)  // ...nor complete
+        #expect(state.isLive(second) && !state.isTerminal)
+        #expect(same(state.subscription(of: second), secondSubscription))
+        #expect(state.subscription(of: first) == nil)
+        let third = state.addInner()!
+        #expect(third.slot != second.slot && state.slots.count == 2)
+        #expect(state.liveInners == 2)
+    }
+
+    @Test func demandReturnedAsUnlimitedRaisesTheInners() {
+        var (state, _) = subscribed()
+        let (a, b) = (state.addInner()!, state.addInner()!)
+        let (first, second) = (Sub(), Sub())
+        _ = state.attachInner(a, first)
+        _ = state.attachInner(b, second)
+        _ = state.request(.max(1))
+        let r1 = state.receiveInner(1, from: a)
+        #expect(r1)
+        let (replenish, raise, next) = state.delivered(adding: .unlimited, from: a)
+        #expect(!replenish)  // raised instead
+        #expect(raise?.count == 2 && raise?.contains { same($0, first) } == true
+            && raise?.contains { same($0, second) } == true)
+        guard case .idle = next else { Issue.record("expected idle"); return }
+        let (again, raiseAgain, _) = state.delivered(adding: .max(1), from: b)
+        #expect(!again && raiseAgain == nil)  // already unlimited
+    }
+
     @Test func valueWithDemandIsDeliveredAndTheInnerReplenished() {
         var (state, _) = subscribed()
         let inner = Sub()
@@ -62,8 +123,9 @@ struct FlatMapStateTests {
         let r6 = state.receiveInner(1, from: id)
         #expect(r6)
         #expect(state.isDelivering)
-        let (replenish, next) = state.delivered(adding: .none, from: id)
-        #expect(same(replenish, inner))
+        let (replenish, raise, next) = state.delivered(adding: .none, from: id)
+        #expect(replenish && raise == nil)
+        #expect(same(state.subscription(of: id), inner))
         guard case .idle = next else { Issue.record("expected idle"); return }
         #expect(!state.isDelivering)
         #expect(state.demand == .max(1))
@@ -95,8 +157,8 @@ struct FlatMapStateTests {
         #expect(!r9)
         let r10 = state.receiveInner(3, from: b)
         #expect(!r10)
-        let (replenish, next) = state.delivered(adding: .none, from: a)
-        #expect(replenish == nil)  // unlimited: inners are never asked again
+        let (replenish, raise, next) = state.delivered(adding: .none, from: a)
+        #expect(!replenish && raise == nil)  // unlimited: inners are never asked again
         guard case .deliver(2, inner: b) = next else { Issue.record("expected 2 from b"); return }
         let r11 = state.delivered(adding: .none, from: b)
         guard case .deliver(3, inner: b) = r11.next else {
@@ -116,7 +178,7 @@ struct FlatMapStateTests {
         let r14 = state.upstreamCompleted(.finished)
         #expect(r14.completion == nil)
         let r15 = state.innerCompleted(id, .finished)
-        #expect(r15.completion == nil)  // a value still waits
+        #expect(r15.action.completion == nil)  // a value still waits
         let (_, start) = state.request(.max(1))
         #expect(start?.value == 5)
         let r16 = state.delivered(adding: .none, from: id)
@@ -132,11 +194,12 @@ struct FlatMapStateTests {
         let id = state.addInner()!
         _ = state.attachInner(id, Sub())
         let r17 = state.innerCompleted(id, .finished)
-        #expect(same(r17.requestUpstream, upstream))
+        #expect(r17.action.requestsUpstream)
+        #expect(same(state.upstreamToReplenish(), upstream))
         var (unlimited, _) = subscribed()
         let other = unlimited.addInner()!
         let r18 = unlimited.innerCompleted(other, .finished)
-        #expect(r18.requestUpstream == nil)
+        #expect(!r18.action.requestsUpstream)
     }
 
     @Test func innerFailureCancelsTheRestAndFails() {
@@ -146,12 +209,12 @@ struct FlatMapStateTests {
         let other = Sub()
         _ = state.attachInner(a, Sub())
         _ = state.attachInner(b, other)
-        let effects = state.innerCompleted(a, .failure(TestError(code: 3)))
+        let (effects, _) = state.innerCompleted(a, .failure(TestError(code: 3)))
         #expect(effects.cancel.count == 2)
         #expect(effects.cancel.contains { same($0, upstream) } && effects.cancel.contains { same($0, other) })
         #expect(effects.completion == .failure(TestError(code: 3)))
         let r19 = state.innerCompleted(b, .failure(TestError(code: 4)))
-        #expect(r19.completion == nil)
+        #expect(r19.action.completion == nil)
         let r20 = state.addInner()
         #expect(r20 == nil)
     }

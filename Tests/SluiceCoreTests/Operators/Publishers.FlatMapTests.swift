@@ -192,6 +192,22 @@ struct FlatMapTests {
         #expect(inners[1].send(1) == .none)
     }
 
+    @Test func demandReturnedAsUnlimitedRaisesTheInners() {
+        let upstream = ManualPublisher<Int, Never>()
+        let inners = [ManualPublisher<Int, Never>(), ManualPublisher<Int, Never>()]
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        subscriber.onValue = { _, _ in .unlimited }
+        upstream.flatMap { inners[$0] }.subscribe(subscriber)
+        upstream.send(0)
+        upstream.send(1)
+        #expect(inners[0].send(1) == .none)  // raised instead of replenished
+        #expect(inners[0].subscription.requests == [.max(1), .unlimited])
+        #expect(inners[1].subscription.requests == [.max(1), .unlimited])
+        #expect(inners[1].send(2) == .none)
+        #expect(inners[0].send(3) == .none)
+        #expect(subscriber.values == [1, 2, 3])
+    }
+
     @Test func valuesBeyondDemandWaitAndCompletionWaitsForThem() {
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
         (1...3).publisher.flatMap { [$0, $0 * 10].publisher }.subscribe(subscriber)
