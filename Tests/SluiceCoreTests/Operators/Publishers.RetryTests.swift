@@ -1,3 +1,4 @@
+import Dispatch
 import SluiceCore
 import SluiceTesting
 import Testing
@@ -39,6 +40,65 @@ struct RetryTests {
         #expect(upstream.subscription.cancelCount == 1)
         upstream.send(completion: .failure(TestError(code: 1)))
         #expect(subscriber.completion == nil)
+    }
+
+    @Test func resubscribesTheUpstreamOncePerRetryAndFinishesWithoutRetrying() {
+        var subscriptions = 0
+        let subscriber = TestSubscriber<Int, TestError>()
+        Deferred { () -> Record<Int, TestError> in
+            subscriptions += 1
+            return subscriptions < 3
+                ? Record(output: [subscriptions], completion: .failure(TestError(code: subscriptions)))
+                : Record(output: [subscriptions], completion: .finished)
+        }.retry(5).subscribe(subscriber)
+        #expect(subscriptions == 3)
+        #expect(subscriber.values == [1, 2, 3])
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func reentrantCancelFromReceiveStopsRetrying() {
+        var subscriptions = 0
+        let subscriber = TestSubscriber<Int, TestError>()
+        subscriber.onValue = { value, subscriber in
+            if value == 2 { subscriber.cancel() }
+            return .none
+        }
+        Deferred { () -> Record<Int, TestError> in
+            subscriptions += 1
+            return Record(output: [subscriptions], completion: .failure(TestError(code: subscriptions)))
+        }.retry(10).subscribe(subscriber)
+        #expect(subscriber.values == [1, 2])
+        #expect(subscriber.completion == nil)
+        #expect(subscriptions == 2)
+    }
+
+    @Test func releasesTheSubscriber() {
+        let subject = PassthroughSubject<Int, TestError>()
+        #expect(!subscriberSurvives({ subject.retry(2).subscribe($0) }, end: { $0.cancel() }))
+        #expect(!subscriberSurvives({ subject.retry(2).subscribe($0) },
+                                    end: { _ in subject.send(completion: .finished) }))
+        #expect(!subscriberSurvives({ Fail<Int, TestError>(error: TestError()).retry(3).subscribe($0) },
+                                    end: { _ in }))
+    }
+
+    @Test func cancelRacingValuesIsThreadSafeAndFinal() {
+        for _ in 0..<200 {
+            let subject = PassthroughSubject<Int, TestError>()
+            let subscriber = TestSubscriber<Int, TestError>()
+            subject.retry(3).subscribe(subscriber)
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if index == 0 {
+                    for value in 0..<50 { subject.send(value) }
+                } else {
+                    subscriber.cancel()
+                }
+            }
+            subject.send(99)
+            subject.send(completion: .failure(TestError()))
+            // Whatever got through before the cancel is a prefix, in order; nothing after it.
+            #expect(subscriber.values == Array(0..<subscriber.values.count))
+            #expect(subscriber.completion == nil)
+        }
     }
 
     @Test func keepsTheContract() async throws {
