@@ -75,9 +75,9 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     /// (a cost per element). Wrapped in ``NonEmpty`` for Thread Sanitizer's sake.
     @exclusivity(unchecked) @usableFromInline var step: NonEmpty<Step>
     @usableFromInline let name: String
-    // Guarded by `lock`:
-    @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var boxedDownstream: Boxed<Downstream>?
+    // Guarded by `lock`, which makes their exclusivity explicit (no runtime exclusivity checks):
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+    @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<Downstream>?
     /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
     /// looking up `Optional` metadata (see ``Boxed``).
     @inlinable var downstream: Downstream? {
@@ -85,9 +85,9 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         set { boxedDownstream = newValue.map { Boxed($0) } }
     }
     /// The downstream demand not yet used by a value.
-    @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
     /// A last value waiting for downstream demand (the upstream has already completed).
-    @usableFromInline var boxedPending: Boxed<Step.Output>?
+    @exclusivity(unchecked) @usableFromInline var boxedPending: Boxed<Step.Output>?
     /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
     /// looking up `Optional` metadata (see ``Boxed``).
     @inlinable var pending: Step.Output? {
@@ -95,7 +95,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         set { boxedPending = newValue.map { Boxed($0) } }
     }
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery of a last value.
-    @usableFromInline var isCancelled = false
+    @exclusivity(unchecked) @usableFromInline var isCancelled = false
 
     /// Creates the producer for one subscription; attach it upstream with `receive(subscriber:)`.
     @inlinable

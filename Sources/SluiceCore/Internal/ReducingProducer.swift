@@ -55,18 +55,18 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     /// Its exclusivity is the upstream's serialisation, so it skips the runtime exclusivity checks
     /// (a cost per element). Wrapped in ``NonEmpty`` for Thread Sanitizer's sake.
     @exclusivity(unchecked) @usableFromInline var reducer: NonEmpty<R>
-    // Guarded by `lock`:
-    @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var boxedDownstream: Boxed<Downstream>?
+    // Guarded by `lock`, which makes their exclusivity explicit (no runtime exclusivity checks):
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+    @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<Downstream>?
     /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
     /// looking up `Optional` metadata (see ``Boxed``).
     @inlinable var downstream: Downstream? {
         get { boxedDownstream?.value }
         set { boxedDownstream = newValue.map { Boxed($0) } }
     }
-    @usableFromInline var hasDemand = false
+    @exclusivity(unchecked) @usableFromInline var hasDemand = false
     /// The result, waiting for downstream demand.
-    @usableFromInline var boxedPending: Boxed<R.Output>?
+    @exclusivity(unchecked) @usableFromInline var boxedPending: Boxed<R.Output>?
     /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
     /// looking up `Optional` metadata (see ``Boxed``).
     @inlinable var pending: R.Output? {
@@ -74,7 +74,7 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
         set { boxedPending = newValue.map { Boxed($0) } }
     }
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery.
-    @usableFromInline var isCancelled = false
+    @exclusivity(unchecked) @usableFromInline var isCancelled = false
     @usableFromInline let name: String
 
     @inlinable

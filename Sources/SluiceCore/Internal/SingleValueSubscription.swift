@@ -6,7 +6,8 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
     @usableFromInline let lock = Lock()
-    @usableFromInline var boxedDownstream: Boxed<S>?
+    /// Guarded by `lock` (as `isCancelled` is): their exclusivity is explicit, no runtime checks.
+    @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<S>?
     /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
     /// looking up `Optional` metadata (see ``Boxed``).
     @inlinable var downstream: S? {
@@ -14,7 +15,7 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
         set { boxedDownstream = newValue.map { Boxed($0) } }
     }
     /// Set by `cancel()`: a cancel from inside `receive(_:)` suppresses the completion.
-    @usableFromInline var isCancelled = false
+    @exclusivity(unchecked) @usableFromInline var isCancelled = false
     @usableFromInline let value: S.Input
     @usableFromInline let name: String
 
