@@ -12,13 +12,10 @@ where Downstream.Input == NewPublisher.Output {
     @usableFromInline typealias Failure = UpstreamFailure
 
     private let lock = Lock()
-    private var downstream: Downstream?
-    private var current: (any Subscription)?
-    /// Requested by the downstream and not yet delivered.
-    private var outstanding = Subscribers.Demand.none
-    private var subscribedDownstream = false
+    /// Guarded by `lock`.
+    private var state: SwitchingUpstream<Downstream>
+    /// Guarded by `lock`: the handler's publisher has replaced the first upstream.
     private var switched = false
-    private var terminated = false
     private let handler: (UpstreamFailure) -> Result<NewPublisher, Downstream.Failure>
     private let mapNewFailure: (NewPublisher.Failure) -> Downstream.Failure
     private let name: String
@@ -30,7 +27,7 @@ where Downstream.Input == NewPublisher.Output {
         handler: @escaping (UpstreamFailure) -> Result<NewPublisher, Downstream.Failure>,
         mapNewFailure: @escaping (NewPublisher.Failure) -> Downstream.Failure
     ) {
-        self.downstream = downstream
+        state = SwitchingUpstream(downstream: downstream)
         self.name = name
         self.handler = handler
         self.mapNewFailure = mapNewFailure
@@ -43,68 +40,33 @@ where Downstream.Input == NewPublisher.Output {
     @usableFromInline
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let subscription: (any Subscription)? = lock.withLock {
-            guard !terminated else { return nil }
-            outstanding += demand
-            return current
-        }
-        subscription?.request(demand)
+        lock.withLock { state.request(demand) }?.request(demand)
     }
 
     @usableFromInline
     func cancel() {
-        let subscription: (any Subscription)? = lock.withLock {
-            guard !terminated else { return nil }
-            terminated = true
-            downstream = nil
-            defer { current = nil }
-            return current
-        }
-        subscription?.cancel()
+        lock.withLock { state.cancel() }?.cancel()
     }
 
     // MARK: Subscriber (both upstreams)
 
     @usableFromInline
     func receive(subscription: any Subscription) {
-        let step: Step = lock.withLock {
-            guard !terminated, current == nil else { return .cancel }
-            current = subscription
-            if !subscribedDownstream, let downstream {
-                subscribedDownstream = true
-                return .subscribeDownstream(downstream)
-            }
-            return outstanding == .none ? .nothing : .request(outstanding)
-        }
-        switch step {
-        case .cancel: subscription.cancel()
-        case .subscribeDownstream(let downstream): downstream.receive(subscription: self)
-        case .request(let demand): subscription.request(demand)
-        case .nothing: break
-        }
+        lock.withLock { state.attach(subscription) }.perform(on: subscription, owner: self)
     }
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        let target: Downstream? = lock.withLock {
-            guard !terminated, let downstream else { return nil }
-            if outstanding != .unlimited, outstanding > .none { outstanding -= 1 }
-            return downstream
-        }
-        guard let target else { return .none }
+        guard let target = lock.withLock({ state.willDeliver() }) else { return .none }
         let more = target.receive(input)
         guard more != .none else { return .none }
-        return lock.withLock {
-            guard !terminated else { return .none }
-            outstanding += more
-            return more
-        }
+        return lock.withLock { state.delivered(adding: more) }
     }
 
     @usableFromInline
     func receive(completion: Subscribers.Completion<UpstreamFailure>) {
         let isFirstUpstream: Bool? = lock.withLock {
-            guard !terminated else { return nil }
+            guard !state.terminated else { return nil }
             return !switched
         }
         guard isFirstUpstream == true else { return }
@@ -114,7 +76,7 @@ where Downstream.Input == NewPublisher.Output {
         case .failure(let error):
             lock.withLock {
                 switched = true
-                current = nil
+                state.detachCurrent()
             }
             switch handler(error) {
             case .success(let publisher):
@@ -133,17 +95,8 @@ where Downstream.Input == NewPublisher.Output {
     }
 
     private func finish(_ completion: Subscribers.Completion<Downstream.Failure>) {
-        let target: Downstream? = lock.withLock {
-            guard !terminated else { return nil }
-            terminated = true
-            current = nil
-            defer { downstream = nil }
-            return downstream
-        }
-        target?.receive(completion: completion)
+        lock.withLock { state.terminate() }?.receive(completion: completion)
     }
-
-    private enum Step { case cancel, subscribeDownstream(Downstream), request(Subscribers.Demand), nothing }
 
     /// The subscriber put on the new publisher: forwards everything to the owner.
     private struct NewSide: Subscriber, CustomStringConvertible {

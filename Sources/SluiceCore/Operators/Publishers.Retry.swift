@@ -45,12 +45,9 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
 
     private let lock = Lock()
     private let upstream: Upstream
+    // Guarded by `lock`:
+    private var state: SwitchingUpstream<Downstream>
     private var remaining: Int?
-    private var downstream: Downstream?
-    private var current: (any Subscription)?
-    private var outstanding = Subscribers.Demand.none
-    private var subscribedDownstream = false
-    private var terminated = false
     private var subscribing = false
     private var resubscribe = false
 
@@ -58,7 +55,7 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     init(upstream: Upstream, retries: Int?, downstream: Downstream) {
         self.upstream = upstream
         self.remaining = retries
-        self.downstream = downstream
+        state = SwitchingUpstream(downstream: downstream)
     }
 
     @usableFromInline var description: String { "Retry" }
@@ -70,7 +67,7 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
         while true {
             upstream.receive(subscriber: self)
             let again: Bool = lock.withLock {
-                if resubscribe && !terminated {
+                if resubscribe && !state.terminated {
                     resubscribe = false
                     return true
                 }
@@ -84,79 +81,41 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     @usableFromInline
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let subscription: (any Subscription)? = lock.withLock {
-            guard !terminated else { return nil }
-            outstanding += demand
-            return current
-        }
-        subscription?.request(demand)
+        lock.withLock { state.request(demand) }?.request(demand)
     }
 
     @usableFromInline
     func cancel() {
-        let subscription: (any Subscription)? = lock.withLock {
-            guard !terminated else { return nil }
-            terminated = true
-            downstream = nil
-            defer { current = nil }
-            return current
-        }
-        subscription?.cancel()
+        lock.withLock { state.cancel() }?.cancel()
     }
 
     @usableFromInline
     func receive(subscription: any Subscription) {
-        let step: Step = lock.withLock {
-            guard !terminated, current == nil else { return .cancel }
-            current = subscription
-            if !subscribedDownstream, let downstream {
-                subscribedDownstream = true
-                return .subscribeDownstream(downstream)
-            }
-            return outstanding == .none ? .nothing : .request(outstanding)
-        }
-        switch step {
-        case .cancel: subscription.cancel()
-        case .subscribeDownstream(let downstream): downstream.receive(subscription: self)
-        case .request(let demand): subscription.request(demand)
-        case .nothing: break
-        }
+        lock.withLock { state.attach(subscription) }.perform(on: subscription, owner: self)
     }
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        let target: Downstream? = lock.withLock {
-            guard !terminated, let downstream else { return nil }
-            if outstanding != .unlimited, outstanding > .none { outstanding -= 1 }
-            return downstream
-        }
-        guard let target else { return .none }
+        guard let target = lock.withLock({ state.willDeliver() }) else { return .none }
         let more = target.receive(input)
         guard more != .none else { return .none }
-        return lock.withLock {
-            guard !terminated else { return .none }
-            outstanding += more
-            return more
-        }
+        return lock.withLock { state.delivered(adding: more) }
     }
 
     @usableFromInline
     func receive(completion: Subscribers.Completion<Failure>) {
         let action: Action = lock.withLock {
-            guard !terminated else { return .nothing }
+            guard !state.terminated else { return .nothing }
             if case .failure = completion, remaining.map({ $0 > 0 }) ?? true {
                 remaining = remaining.map { $0 - 1 }
-                current = nil
+                state.detachCurrent()
                 if subscribing {
                     resubscribe = true
                     return .nothing
                 }
                 return .restart
             }
-            terminated = true
-            current = nil
-            defer { downstream = nil }
-            return downstream.map { .deliver($0) } ?? .nothing
+            return state.terminate().map { .deliver($0) } ?? .nothing
         }
         switch action {
         case .nothing: break
@@ -165,7 +124,6 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
         }
     }
 
-    private enum Step { case cancel, subscribeDownstream(Downstream), request(Subscribers.Demand), nothing }
     private enum Action { case nothing, restart, deliver(Downstream) }
 }
 
