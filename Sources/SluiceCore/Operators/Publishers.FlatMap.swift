@@ -103,7 +103,7 @@ extension Publishers.FlatMap {
         @inlinable
         func receive(_ input: Upstream.Output) -> Subscribers.Demand {
             guard let id = lock.withLock({ state.addInner() }) else { return .none }
-            transform(input).receive(subscriber: Inner(parent: self, id: id))
+            transform(input).receive(subscriber: TaggedInnerSubscriber(owner: self, id: id))
             return .none
         }
 
@@ -257,43 +257,6 @@ extension Publishers.FlatMap {
         }
         @usableFromInline var playgroundDescription: Any { description }
     }
-
-    /// The subscriber put on each new publisher: reports its events to the ``Outer``.
-    @usableFromInline
-    final class Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible, @unchecked Sendable
-    where Downstream.Input == NewPublisher.Output, Downstream.Failure == Upstream.Failure {
-        @usableFromInline typealias Input = NewPublisher.Output
-        @usableFromInline typealias Failure = NewPublisher.Failure
-
-        @usableFromInline let parent: Outer<Downstream>
-        @usableFromInline let id: FlatMapInnerID
-
-        @inlinable
-        init(parent: Outer<Downstream>, id: FlatMapInnerID) {
-            self.parent = parent
-            self.id = id
-        }
-
-        @inlinable
-        func receive(subscription: any Subscription) {
-            parent.attachInner(id, subscription)
-        }
-
-        @inlinable
-        func receive(_ input: NewPublisher.Output) -> Subscribers.Demand {
-            parent.receiveInner(input, from: id)
-        }
-
-        @inlinable
-        func receive(completion: Subscribers.Completion<NewPublisher.Failure>) {
-            parent.completeInner(id, completion)
-        }
-
-        @usableFromInline var description: String { "FlatMap" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["parent": parent]) }
-        @usableFromInline var playgroundDescription: Any { description }
-    }
 }
 
 extension Publisher {
@@ -384,4 +347,11 @@ extension Publisher where Failure == Never {
     where P.Failure == Never {
         Publishers.FlatMap(upstream: self, maxPublishers: maxPublishers, transform: transform)
     }
+}
+
+extension Publishers.FlatMap.Outer: InnerPublisherOwner {
+    @usableFromInline typealias InnerInput = NewPublisher.Output
+    @usableFromInline typealias InnerFailure = Upstream.Failure
+    @usableFromInline typealias InnerID = FlatMapInnerID
+    @usableFromInline var innerName: String { "FlatMap" }
 }

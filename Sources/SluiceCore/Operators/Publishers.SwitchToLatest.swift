@@ -78,7 +78,7 @@ extension Publishers.SwitchToLatest {
         func receive(_ input: P) -> Subscribers.Demand {
             guard let (id, previous) = lock.withLock({ state.switchInner() }) else { return .none }
             previous?.cancel()
-            input.receive(subscriber: Inner(parent: self, id: id))
+            input.receive(subscriber: TaggedInnerSubscriber(owner: self, id: id))
             return .none
         }
 
@@ -204,43 +204,6 @@ extension Publishers.SwitchToLatest {
         }
         @usableFromInline var playgroundDescription: Any { description }
     }
-
-    /// The subscriber put on each inner publisher: reports its events to the ``Outer``.
-    @usableFromInline
-    final class Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible, @unchecked Sendable
-    where Downstream.Input == P.Output, Downstream.Failure == P.Failure {
-        @usableFromInline typealias Input = P.Output
-        @usableFromInline typealias Failure = P.Failure
-
-        @usableFromInline let parent: Outer<Downstream>
-        @usableFromInline let id: Int
-
-        @inlinable
-        init(parent: Outer<Downstream>, id: Int) {
-            self.parent = parent
-            self.id = id
-        }
-
-        @inlinable
-        func receive(subscription: any Subscription) {
-            parent.attachInner(id, subscription)
-        }
-
-        @inlinable
-        func receive(_ input: P.Output) -> Subscribers.Demand {
-            parent.receiveInner(input, from: id)
-        }
-
-        @inlinable
-        func receive(completion: Subscribers.Completion<P.Failure>) {
-            parent.completeInner(id, completion)
-        }
-
-        @usableFromInline var description: String { "SwitchToLatest" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["parent": parent]) }
-        @usableFromInline var playgroundDescription: Any { description }
-    }
 }
 
 extension Publisher where Output: Publisher, Output.Failure == Failure {
@@ -302,4 +265,11 @@ extension Publisher where Output: Publisher, Output.Failure == Never {
     {
         Publishers.SwitchToLatest(upstream: Publishers.Map(upstream: self) { Publishers.SetFailureType(upstream: $0) })
     }
+}
+
+extension Publishers.SwitchToLatest.Outer: InnerPublisherOwner {
+    @usableFromInline typealias InnerInput = P.Output
+    @usableFromInline typealias InnerFailure = P.Failure
+    @usableFromInline typealias InnerID = Int
+    @usableFromInline var innerName: String { "SwitchToLatest" }
 }
