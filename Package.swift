@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "SluiceExamples", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
-        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceExamples"]),
         .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting"]),
         .testTarget(name: "SluiceExamplesTests", dependencies: ["SluiceExamples", "SluiceTesting"]),
     ]

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Sluice
 
 /// The articles' systems, run end to end. Each example narrates what happens through the `print`
@@ -137,6 +140,42 @@ public enum Examples {
         queue.resume()
         session.waitUntilIdle()
         print("nothing delivered after the cancel")
+        print("")
+        realDataTask(print: print)
+    }
+
+    /// The real `URLSession.DataTaskPublisher`, against an HTTP server this example starts on
+    /// 127.0.0.1: a page that exists, one that does not (a value with status 404, not a failure),
+    /// and a port nobody listens on (a `URLError`).
+    public static func realDataTask(print: @escaping (String) -> Void) {
+        print("== Data task, for real: URLSession against a server on loopback ==")
+        guard let server = try? LoopbackHTTPServer(route: { path in
+            path == "/pep-boys" ? .respond(status: 200, body: Array("Manny, Moe and Jack".utf8))
+                : .respond(status: 404, body: Array("not here".utf8))
+        }) else {
+            print("could not start a server on 127.0.0.1")
+            return
+        }
+        defer { server.stop() }
+        let closed = (try? LoopbackHTTPServer.closedPort()).map { "http://127.0.0.1:\($0)/pep-boys" } ?? "http://127.0.0.1:1/"
+        for url in [server.url("/pep-boys"), server.url("/stooges"), URL(string: closed)!] {
+            let done = DispatchSemaphore(value: 0)
+            let path = url.path
+            print("GET \(path) on \(url.port == Int(server.port) ? "the server" : "a closed port")")
+            let cancellable = URLSession.shared.dataTaskPublisher(for: url)
+                .map { "status \(($0.response as? HTTPURLResponse)?.statusCode ?? 0): \"\(String(decoding: $0.data, as: UTF8.self))\"" }
+                .sink(
+                    receiveCompletion: { completion in
+                        switch completion {
+                        case .finished: print("completion: finished")
+                        case .failure(let error): print("completion: failure(URLError \(error.code.rawValue))")
+                        }
+                        done.signal()
+                    },
+                    receiveValue: { print("value: \($0)") })
+            done.wait()
+            cancellable.cancel()
+        }
     }
 
     /// The hand-written `Mapper` operator, through its `mapper(_:)` method.

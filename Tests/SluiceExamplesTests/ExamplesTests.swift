@@ -55,4 +55,20 @@ struct ExamplesTests {
             "shipping info: Moe, Elm St, NY",
         ])
     }
+
+    @Test func realDataTaskNarration() {
+        let lines = Lines()
+        Examples.realDataTask(print: lines.append)
+        #expect(lines.all == [
+            "== Data task, for real: URLSession against a server on loopback ==",
+            "GET /pep-boys on the server",
+            "value: status 200: \"Manny, Moe and Jack\"",
+            "completion: finished",
+            "GET /stooges on the server",
+            "value: status 404: \"not here\"",
+            "completion: finished",
+            "GET /pep-boys on a closed port",
+            "completion: failure(URLError -1004)",
+        ])
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Sluice
+import SluiceExamples
 import SluiceTesting
 import Testing
 

@@ -5,21 +5,22 @@ import Glibc
 import Darwin
 #endif
 
-/// A small HTTP/1.1 server on 127.0.0.1 and an ephemeral port, for testing the data task publisher
-/// against a real network stack without leaving the machine. Each connection is served on a
+/// A small HTTP/1.1 server on 127.0.0.1 and an ephemeral port, so that the data task example and
+/// the tests of `URLSession.DataTaskPublisher` use a real network stack without leaving the machine. Each connection is served on a
 /// thread of its own: the request line is read, `route` answers the path, and the connection is
 /// closed. A route may instead hold the connection open until the client goes away, which the
 /// server records, so a test can see that a cancel reached the network.
-final class LoopbackHTTPServer: @unchecked Sendable {
+public final class LoopbackHTTPServer: @unchecked Sendable {
     /// What the server answers to a path.
-    enum Reply {
+    public enum Reply: Sendable {
         /// A status code and a body.
         case respond(status: Int, body: [UInt8])
         /// Sends nothing and waits until the client closes the connection.
         case holdUntilClientCloses
     }
 
-    let port: UInt16
+    /// The port the server listens on.
+    public let port: UInt16
     private let listener: Int32
     private let route: @Sendable (String) -> Reply
     private let state = NSCondition()
@@ -28,7 +29,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private var stopped = false
 
     /// Starts listening; `route` maps a request path to a reply.
-    init(route: @escaping @Sendable (String) -> Reply) throws {
+    public init(route: @escaping @Sendable (String) -> Reply) throws {
         self.route = route
         let fd = socket(AF_INET, Self.streamType, 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -49,23 +50,23 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// The URL of `path` on this server.
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// The paths requested so far, in order of arrival.
-    var requestedPaths: [String] { state.withLock { requests } }
+    public var requestedPaths: [String] { state.withLock { requests } }
 
     /// Waits until `count` requests have arrived, or `timeout` passes; returns whether they did.
-    func waitForRequests(_ count: Int, timeout: TimeInterval = 10) -> Bool {
+    public func waitForRequests(_ count: Int, timeout: TimeInterval = 10) -> Bool {
         wait(timeout) { $0.requests.count >= count }
     }
 
     /// Waits until a held connection has been closed by the client, or `timeout` passes.
-    func waitForClientClose(timeout: TimeInterval = 10) -> Bool {
+    public func waitForClientClose(timeout: TimeInterval = 10) -> Bool {
         wait(timeout) { $0.closedByClient > 0 }
     }
 
     /// Stops accepting connections.
-    func stop() {
+    public func stop() {
         let wasRunning = state.withLock { () -> Bool in
             defer { stopped = true }
             return !stopped
@@ -162,7 +163,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     #endif
 
     /// A port on 127.0.0.1 that nothing listens on: bound, then closed again.
-    static func closedPort() throws -> UInt16 {
+    public static func closedPort() throws -> UInt16 {
         let server = try LoopbackHTTPServer { _ in .respond(status: 200, body: []) }
         let port = server.port
         server.stop()
