@@ -12,7 +12,8 @@ let package = Package(
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
     ],
     targets: [
-        .target(name: "SluiceCore"),
+        .target(name: "SluiceSanitizer"),
+        .target(name: "SluiceCore", dependencies: ["SluiceSanitizer"]),
         .target(name: "Sluice", dependencies: ["SluiceCore"]),
         .target(name: "SluiceTesting", dependencies: ["SluiceCore"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice"]),

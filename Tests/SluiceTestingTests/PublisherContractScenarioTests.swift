@@ -100,7 +100,7 @@ import Testing
 
 /// Keeps the subjects a factory made and the ones it drove, in order.
 final class SubjectLog: Sendable {
-    private let lock = Mutex<(made: [AnyObject], drove: [AnyObject])>(([], []))
+    private let lock = Protected<(made: [AnyObject], drove: [AnyObject])>(([], []))
 
     func made<S: AnyObject>(_ subject: S) -> S {
         lock.withLock { $0.made.append(subject) }

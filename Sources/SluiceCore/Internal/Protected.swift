@@ -1,7 +1,6 @@
 /// A value behind a ``Lock``: the shape of `Mutex<Value>` (`withLock { value in ... }`) as a class,
 /// for state shared outside a subscription (caches, the testing kit's bookkeeping). Built on
-/// ``Lock`` so that a Thread Sanitizer build (`-DSLUICE_PTHREAD_LOCK`) sees every lock in the
-/// package.
+/// ``Lock``, so that Thread Sanitizer sees every lock in the package.
 package final class Protected<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value

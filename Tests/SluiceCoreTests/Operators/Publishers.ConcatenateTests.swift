@@ -287,7 +287,7 @@ struct ConcatenateTests {
                 }
             }
             let values = subscriber.values
-            #expect(values == Array(1...values.count))
+            #expect(values == Array((1..<(values.count + 1))))   // a prefix of 1...40, possibly empty
             #expect(values.count <= 40)
         }
     }

@@ -272,7 +272,7 @@ final class LeakyRegistry: Publisher, @unchecked Sendable {
     typealias Output = Int
     typealias Failure = Never
 
-    private let subscribers = Mutex<[AnySubscriber<Int, Never>]>([])
+    private let subscribers = Protected<[AnySubscriber<Int, Never>]>([])
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
         subscribers.withLock { $0.append(AnySubscriber(subscriber)) }
@@ -451,7 +451,7 @@ final class CallLog: Sendable {
         case cancel
     }
 
-    private let state = Mutex<(calls: [Call], threads: Set<UInt>)>(([], []))
+    private let state = Protected<(calls: [Call], threads: Set<UInt>)>(([], []))
 
     func append(_ call: Call) {
         #if canImport(Darwin)
