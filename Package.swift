@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SluiceCore", targets: ["SluiceCore"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
+        .executable(name: "sluice-soak", targets: ["sluice-soak"]),
     ],
     targets: [
         .target(name: "SluiceSanitizer"),
@@ -18,6 +19,7 @@ let package = Package(
         .target(name: "SluiceTesting", dependencies: ["SluiceCore"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
+        .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceExamples"]),
         .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting"]),
