@@ -1,0 +1,96 @@
+/// The subscription of `receive(on:)` and `delay(for:)`: it passes the subscription, requests and
+/// cancel straight through, and hands each value and the completion to a scheduler (`schedule`
+/// says how: at the next opportunity, or after a delay), delivering it downstream when the
+/// scheduler runs it. Demand the subscriber returns from `receive(_:)` is requested upstream from
+/// there. After a completion, later events are ignored; after a cancel, scheduled deliveries do
+/// nothing. Like Apple's `Delay`, it describes itself by its type name only; `receive(on:)` uses
+/// ``DescribedScheduledRelay``.
+class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @unchecked Sendable {
+    typealias Input = Downstream.Input
+    typealias Failure = Downstream.Failure
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var downstream: Downstream?
+    @exclusivity(unchecked) private var upstream: (any Subscription)?
+    @exclusivity(unchecked) private var completed = false
+    private let schedule: (@escaping () -> Void) -> Void
+
+    init(downstream: Downstream, schedule: @escaping (@escaping () -> Void) -> Void) {
+        self.downstream = downstream
+        self.schedule = schedule
+    }
+
+    func receive(subscription: any Subscription) {
+        let downstream: Downstream? = lock.withLock {
+            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+            upstream = subscription
+            return downstream
+        }
+        guard let downstream else {
+            subscription.cancel()
+            return
+        }
+        downstream.receive(subscription: self)
+    }
+
+    func receive(_ input: Input) -> Subscribers.Demand {
+        guard lock.withLock({ downstream != nil && !completed }) else { return .none }
+        schedule { [self] in
+            guard let downstream = lock.withLock({ self.downstream }) else { return }
+            let demand = downstream.receive(input)
+            guard demand > .none, let upstream = lock.withLock({ self.downstream == nil ? nil : self.upstream }) else { return }
+            upstream.request(demand)
+        }
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<Failure>) {
+        let proceed: Bool = lock.withLock {
+            guard downstream != nil, !completed else { return false }
+            completed = true
+            return true
+        }
+        guard proceed else { return }
+        schedule { [self] in
+            let downstream: Downstream? = lock.withLock {
+                defer {
+                    self.downstream = nil
+                    upstream = nil
+                }
+                return self.downstream
+            }
+            downstream?.receive(completion: completion)
+        }
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        lock.withLock { downstream == nil ? nil : upstream }?.request(demand)
+    }
+
+    func cancel() {
+        let upstream: (any Subscription)? = lock.withLock {
+            guard downstream != nil else { return nil }
+            downstream = nil
+            defer { self.upstream = nil }
+            return self.upstream
+        }
+        upstream?.cancel()
+    }
+
+}
+
+/// A ``ScheduledRelay`` that describes itself by name, with no mirror children (`receive(on:)`).
+final class DescribedScheduledRelay<Downstream: Subscriber>: ScheduledRelay<Downstream>, CustomStringConvertible,
+    CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    let description: String
+
+    init(downstream: Downstream, name: String, schedule: @escaping (@escaping () -> Void) -> Void) {
+        description = name
+        super.init(downstream: downstream, schedule: schedule)
+    }
+
+    var playgroundDescription: Any { description }
+
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}

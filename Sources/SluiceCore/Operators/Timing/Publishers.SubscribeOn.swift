@@ -1,0 +1,124 @@
+extension Publishers {
+    /// A publisher that receives elements from an upstream publisher on a specific scheduler.
+    ///
+    /// Subscribing to the upstream, and every request and cancel sent to it, are scheduled on the
+    /// scheduler (`schedule(options:_:)`); values and the completion come straight through, on
+    /// whatever thread the upstream sends them.
+    public struct SubscribeOn<Upstream: Publisher, Context: Scheduler>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The scheduler the publisher should use to receive elements.
+        public let scheduler: Context
+
+        /// Scheduler options that customize the delivery of elements.
+        public let options: Context.SchedulerOptions?
+
+        /// Creates a publisher that receives elements from an upstream publisher on a specific
+        /// scheduler.
+        public init(upstream: Upstream, scheduler: Context, options: Context.SchedulerOptions?) {
+            self.upstream = upstream
+            self.scheduler = scheduler
+            self.options = options
+        }
+
+        /// Schedules the subscription to the upstream on the scheduler.
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let (upstream, scheduler, options) = (self.upstream, self.scheduler, self.options)
+            let inner = SubscribeOnSubscription(downstream: subscriber) { scheduler.schedule(options: options, $0) }
+            scheduler.schedule(options: options) { upstream.subscribe(inner) }
+        }
+    }
+}
+
+/// The subscription of `subscribe(on:)`: requests and cancel go to the upstream through the
+/// scheduler; events come down directly.
+final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
+    CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    typealias Input = Downstream.Input
+    typealias Failure = Downstream.Failure
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var downstream: Downstream?
+    @exclusivity(unchecked) private var upstream: (any Subscription)?
+    @exclusivity(unchecked) private var completed = false
+    private let schedule: (@escaping () -> Void) -> Void
+
+    init(downstream: Downstream, schedule: @escaping (@escaping () -> Void) -> Void) {
+        self.downstream = downstream
+        self.schedule = schedule
+    }
+
+    func receive(subscription: any Subscription) {
+        let downstream: Downstream? = lock.withLock {
+            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+            upstream = subscription
+            return downstream
+        }
+        guard let downstream else {
+            subscription.cancel()
+            return
+        }
+        downstream.receive(subscription: self)
+    }
+
+    func receive(_ input: Input) -> Subscribers.Demand {
+        guard let downstream = lock.withLock({ completed || upstream == nil ? nil : self.downstream }) else { return .none }
+        return downstream.receive(input)
+    }
+
+    func receive(completion: Subscribers.Completion<Failure>) {
+        let downstream: Downstream? = lock.withLock {
+            guard !completed, upstream != nil else { return nil }
+            completed = true
+            defer { self.downstream = nil }
+            return self.downstream
+        }
+        downstream?.receive(completion: completion)
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        guard let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
+        schedule { upstream.request(demand) }
+    }
+
+    func cancel() {
+        let upstream: (any Subscription)? = lock.withLock {
+            guard downstream != nil else { return nil }
+            downstream = nil
+            defer { self.upstream = nil }
+            return self.upstream
+        }
+        guard let upstream else { return }
+        schedule { upstream.cancel() }
+    }
+
+    var description: String { "SubscribeOn" }
+
+    var playgroundDescription: Any { description }
+
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension Publisher {
+    /// Specifies the scheduler on which to perform subscribe, cancel, and request operations.
+    ///
+    /// In contrast with `receive(on:options:)`, which affects downstream messages,
+    /// `subscribe(on:options:)` changes the execution context of upstream messages: subscribing,
+    /// requesting and cancelling happen on the scheduler.
+    ///
+    /// - Parameters:
+    ///   - scheduler: The scheduler used to send messages to upstream publishers.
+    ///   - options: Options that customize the delivery of elements.
+    /// - Returns: A publisher which performs upstream operations on the specified scheduler.
+    public func subscribe<S: Scheduler>(on scheduler: S, options: S.SchedulerOptions? = nil) -> Publishers.SubscribeOn<Self, S> {
+        Publishers.SubscribeOn(upstream: self, scheduler: scheduler, options: options)
+    }
+}

@@ -1,0 +1,200 @@
+extension Publishers {
+    /// A publisher that publishes either the most-recent or first element published by the
+    /// upstream publisher in a specified time interval.
+    ///
+    /// It asks the upstream for unlimited values. The first value is published at once (on the
+    /// scheduler, `schedule(options:_:)`); a value arriving within `interval` of the last one
+    /// published is held, and published when the interval is over
+    /// (`schedule(after:tolerance:options:_:)`): the latest value of the interval if `latest` is
+    /// `true`, its first otherwise. A value that comes out while the subscriber has no demand is
+    /// dropped. A completion waits for a value already scheduled, then follows it.
+    public struct Throttle<Upstream: Publisher, Context: Scheduler>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The interval in which to find and emit the most recent element.
+        public let interval: Context.SchedulerTimeType.Stride
+
+        /// The scheduler on which to publish elements.
+        public let scheduler: Context
+
+        /// A Boolean value indicating whether to publish the most recent element (`true`) or the
+        /// first (`false`) of each interval.
+        public let latest: Bool
+
+        /// Creates a publisher that publishes either the most-recent or first element published
+        /// by the upstream publisher in a specified time interval.
+        public init(upstream: Upstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context, latest: Bool) {
+            self.upstream = upstream
+            self.interval = interval
+            self.scheduler = scheduler
+            self.latest = latest
+        }
+
+        /// Attaches the subscriber through a throttling subscription.
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: Throttler(downstream: subscriber, interval: interval, scheduler: scheduler, latest: latest))
+        }
+    }
+}
+
+/// The subscription of `throttle(for:scheduler:latest:)`.
+final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription, CustomStringConvertible,
+    CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    typealias Input = Downstream.Input
+    typealias Failure = Downstream.Failure
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var downstream: Downstream?
+    @exclusivity(unchecked) private var upstream: (any Subscription)?
+    @exclusivity(unchecked) private var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) private var held: Input?
+    @exclusivity(unchecked) private var lastEmission: Context.SchedulerTimeType?
+    @exclusivity(unchecked) private var outputScheduled = false
+    @exclusivity(unchecked) private var completion: Subscribers.Completion<Failure>?
+    private let interval: Context.SchedulerTimeType.Stride
+    private let scheduler: Context
+    private let latest: Bool
+
+    init(downstream: Downstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context, latest: Bool) {
+        self.downstream = downstream
+        self.interval = interval
+        self.scheduler = scheduler
+        self.latest = latest
+        _ = scheduler.now   // Apple's reads the clock here too; a recording scheduler sees the same calls
+    }
+
+    func receive(subscription: any Subscription) {
+        _ = scheduler.now
+        let downstream: Downstream? = lock.withLock {
+            guard upstream == nil, completion == nil, let downstream = self.downstream else { return nil }
+            upstream = subscription
+            return downstream
+        }
+        guard let downstream else {
+            subscription.cancel()
+            return
+        }
+        downstream.receive(subscription: self)
+        subscription.request(.unlimited)
+    }
+
+    /// When the next output goes out: now, or at the end of the current interval.
+    private enum Due {
+        case now
+        case at(Context.SchedulerTimeType)
+    }
+
+    func receive(_ input: Input) -> Subscribers.Demand {
+        let now = scheduler.now
+        let due: Due? = lock.withLock {
+            guard downstream != nil, completion == nil else { return nil }
+            if latest || held == nil { held = input }
+            guard !outputScheduled else { return nil }
+            outputScheduled = true
+            guard let last = lastEmission else { return .now }
+            let next = last.advanced(by: interval)
+            return now >= next ? .now : .at(next)
+        }
+        switch due {
+        case nil: break
+        case .now: scheduler.schedule(options: nil) { [self] in emit() }
+        case .at(let date):
+            scheduler.schedule(after: date, tolerance: scheduler.minimumTolerance, options: nil) { [self] in emit() }
+        }
+        return .none
+    }
+
+    /// Runs on the scheduler: publishes the held value (if the subscriber wants it), then a
+    /// completion that was waiting for it.
+    private func emit() {
+        let now = scheduler.now
+        guard let release = lock.withLock({ takeOutput(at: now) }) else { return }
+        if let value = release.value {
+            let more = release.downstream.receive(value)
+            if more > .none { lock.withLock { if downstream != nil { demand += more } } }
+        }
+        if let completion = release.completion { release.downstream.receive(completion: completion) }
+    }
+
+    /// What an output hands downstream.
+    private struct Release {
+        let downstream: Downstream
+        let value: Input?
+        let completion: Subscribers.Completion<Failure>?
+    }
+
+    /// Under the lock: the held value (if there is demand for it) and a waiting completion.
+    private func takeOutput(at now: Context.SchedulerTimeType) -> Release? {
+        guard let downstream else { return nil }
+        outputScheduled = false
+        lastEmission = now
+        let value = demand > .none ? held : nil
+        if value != nil { demand -= 1 }
+        held = nil
+        if completion != nil {
+            self.downstream = nil
+            upstream = nil
+        }
+        return Release(downstream: downstream, value: value, completion: completion)
+    }
+
+    func receive(completion: Subscribers.Completion<Failure>) {
+        _ = scheduler.now
+        let waitForOutput: Bool? = lock.withLock {
+            guard downstream != nil, self.completion == nil else { return nil }
+            self.completion = completion
+            return outputScheduled
+        }
+        guard waitForOutput == false else { return }
+        scheduler.schedule(options: nil) { [self] in emit() }
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        demand.assertNonZero()
+        lock.withLock { if downstream != nil { self.demand += demand } }
+    }
+
+    func cancel() {
+        let upstream: (any Subscription)? = lock.withLock {
+            guard downstream != nil else { return nil }
+            downstream = nil
+            held = nil
+            defer { self.upstream = nil }
+            return self.upstream
+        }
+        upstream?.cancel()
+    }
+
+    var description: String { "Throttle" }
+
+    var playgroundDescription: Any { description }
+
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension Publisher {
+    /// Publishes either the most-recent or first element published by the upstream publisher in
+    /// the specified time interval.
+    ///
+    /// - Parameters:
+    ///   - interval: The interval at which to find and emit either the most recent or the first
+    ///     element, expressed in the time system of the scheduler.
+    ///   - scheduler: The scheduler on which to publish elements.
+    ///   - latest: A Boolean value that indicates whether to publish the most recent element. If
+    ///     `false`, the publisher emits the first element received during the interval.
+    /// - Returns: A publisher that emits either the most-recent or first element received during
+    ///   the specified interval.
+    public func throttle<S: Scheduler>(for interval: S.SchedulerTimeType.Stride, scheduler: S, latest: Bool)
+        -> Publishers.Throttle<Self, S>
+    {
+        Publishers.Throttle(upstream: self, interval: interval, scheduler: scheduler, latest: latest)
+    }
+}

@@ -1,0 +1,214 @@
+extension Publishers {
+    /// A publisher that terminates publishing if the upstream publisher exceeds the specified
+    /// time interval without producing an element.
+    ///
+    /// The clock starts when the subscriber is attached and restarts with every value (a repeating
+    /// timer on the scheduler, `schedule(after:interval:tolerance:options:_:)`). Values and the
+    /// upstream's completion are delivered on the scheduler (`schedule(options:_:)`). When the
+    /// time runs out, the upstream is cancelled and the subscriber receives
+    /// `.failure(customError())`, or `.finished` when there is no `customError`.
+    public struct Timeout<Upstream: Publisher, Context: Scheduler>: Publisher {
+        /// The kind of values published by this publisher: the upstream's.
+        public typealias Output = Upstream.Output
+
+        /// The kind of errors this publisher might publish: the upstream's.
+        public typealias Failure = Upstream.Failure
+
+        /// The publisher from which this publisher receives elements.
+        public let upstream: Upstream
+
+        /// The maximum time interval the publisher can go without emitting an element.
+        public let interval: Context.SchedulerTimeType.Stride
+
+        /// The scheduler on which to deliver events.
+        public let scheduler: Context
+
+        /// Scheduler options that customize the delivery of elements.
+        public let options: Context.SchedulerOptions?
+
+        /// A closure that executes if the publisher times out; the error it returns terminates
+        /// the stream.
+        public let customError: (() -> Upstream.Failure)?
+
+        /// Creates a publisher that terminates publishing if the upstream publisher exceeds the
+        /// specified time interval without producing an element.
+        public init(upstream: Upstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context,
+                    options: Context.SchedulerOptions?, customError: (() -> Upstream.Failure)?) {
+            self.upstream = upstream
+            self.interval = interval
+            self.scheduler = scheduler
+            self.options = options
+            self.customError = customError
+        }
+
+        /// Attaches the subscriber through a subscription that keeps the time.
+        public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            upstream.receive(subscriber: TimeoutSubscription(downstream: subscriber, interval: interval, scheduler: scheduler,
+                                                             options: options, customError: customError))
+        }
+    }
+}
+
+/// The subscription of `timeout(_:scheduler:options:customError:)`.
+final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription,
+    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+{
+    typealias Input = Downstream.Input
+    typealias Failure = Downstream.Failure
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var downstream: Downstream?
+    @exclusivity(unchecked) private var upstream: (any Subscription)?
+    @exclusivity(unchecked) private var timer: (any Cancellable)?
+    @exclusivity(unchecked) private var generation = 0
+    @exclusivity(unchecked) private var completed = false
+    private let interval: Context.SchedulerTimeType.Stride
+    private let scheduler: Context
+    private let options: Context.SchedulerOptions?
+    private let customError: (() -> Failure)?
+
+    init(downstream: Downstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context,
+         options: Context.SchedulerOptions?, customError: (() -> Failure)?) {
+        self.downstream = downstream
+        self.interval = interval
+        self.scheduler = scheduler
+        self.options = options
+        self.customError = customError
+        restartTimer()
+    }
+
+    /// Starts the clock again: the timer for the current generation replaces the previous one.
+    private func restartTimer() {
+        let current: Int? = lock.withLock {
+            guard downstream != nil, !completed else { return nil }
+            generation += 1
+            return generation
+        }
+        guard let current else { return }
+        let now = scheduler.now
+        let tolerance = scheduler.minimumTolerance
+        let token = scheduler.schedule(after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
+                                       options: options) { [self] in timedOut(current) }
+        let previous: (any Cancellable)?? = lock.withLock {
+            guard generation == current, downstream != nil, !completed else { return nil }
+            defer { timer = token }
+            return .some(timer)
+        }
+        switch previous {
+        case nil: token.cancel()
+        case .some(let old): old?.cancel()
+        }
+    }
+
+    private func timedOut(_ current: Int) {
+        let step: (Downstream, (any Subscription)?, (any Cancellable)?)? = lock.withLock {
+            guard generation == current, !completed, let downstream else { return nil }
+            completed = true
+            self.downstream = nil
+            defer {
+                upstream = nil
+                timer = nil
+            }
+            return (downstream, upstream, timer)
+        }
+        guard let (downstream, upstream, timer) = step else { return }
+        timer?.cancel()
+        upstream?.cancel()
+        downstream.receive(completion: customError.map { .failure($0()) } ?? .finished)
+    }
+
+    func receive(subscription: any Subscription) {
+        let downstream: Downstream? = lock.withLock {
+            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+            upstream = subscription
+            return downstream
+        }
+        guard let downstream else {
+            subscription.cancel()
+            return
+        }
+        restartTimer()
+        downstream.receive(subscription: self)
+    }
+
+    func receive(_ input: Input) -> Subscribers.Demand {
+        guard lock.withLock({ downstream != nil && !completed }) else { return .none }
+        restartTimer()
+        scheduler.schedule(options: options) { [self] in
+            guard let downstream = lock.withLock({ completed ? nil : self.downstream }) else { return }
+            let demand = downstream.receive(input)
+            if demand > .none, let upstream = lock.withLock({ self.downstream == nil ? nil : upstream }) {
+                upstream.request(demand)
+            }
+        }
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<Failure>) {
+        let timer: (any Cancellable)?? = lock.withLock {
+            guard downstream != nil, !completed else { return nil }
+            completed = true
+            defer { self.timer = nil }
+            return .some(self.timer)
+        }
+        guard let timer else { return }
+        timer?.cancel()
+        scheduler.schedule(options: options) { [self] in
+            let downstream: Downstream? = lock.withLock {
+                defer {
+                    self.downstream = nil
+                    upstream = nil
+                }
+                return self.downstream
+            }
+            downstream?.receive(completion: completion)
+        }
+    }
+
+    func request(_ demand: Subscribers.Demand) {
+        guard demand > .none, let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
+        upstream.request(demand)
+    }
+
+    func cancel() {
+        let (upstream, timer): ((any Subscription)?, (any Cancellable)?) = lock.withLock {
+            guard downstream != nil else { return (nil, nil) }
+            downstream = nil
+            completed = true
+            defer {
+                self.upstream = nil
+                self.timer = nil
+            }
+            return (self.upstream, self.timer)
+        }
+        timer?.cancel()
+        upstream?.cancel()
+    }
+
+    var description: String { "Timeout" }
+
+    var playgroundDescription: Any { description }
+
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+extension Publisher {
+    /// Terminates publishing if the upstream publisher exceeds the specified time interval without
+    /// producing an element.
+    ///
+    /// If `customError` is `nil`, the publisher completes normally when it times out; otherwise
+    /// it fails with the error the closure returns.
+    ///
+    /// - Parameters:
+    ///   - interval: The maximum time interval the publisher can go without emitting an element,
+    ///     expressed in the time system of the scheduler.
+    ///   - scheduler: The scheduler to deliver events on.
+    ///   - options: Scheduler options that customize the delivery of elements.
+    ///   - customError: A closure that executes if the publisher times out.
+    /// - Returns: A publisher that terminates if the specified interval elapses with no events
+    ///   received from the upstream publisher.
+    public func timeout<S: Scheduler>(_ interval: S.SchedulerTimeType.Stride, scheduler: S, options: S.SchedulerOptions? = nil,
+                                      customError: (() -> Failure)? = nil) -> Publishers.Timeout<Self, S> {
+        Publishers.Timeout(upstream: self, interval: interval, scheduler: scheduler, options: options, customError: customError)
+    }
+}
