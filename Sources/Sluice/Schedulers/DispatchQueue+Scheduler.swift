@@ -29,7 +29,7 @@ extension DispatchQueue: Scheduler {
             let base = dispatchTime.uptimeNanoseconds
             if n.magnitude >= 0 {
                 let (sum, overflow) = base.addingReportingOverflow(UInt64(n.magnitude))
-                return SchedulerTimeType(overflow || sum >= DispatchTime.distantFuture.uptimeNanoseconds
+                return SchedulerTimeType(overflow || sum > UInt64(Int64.max)
                     ? .distantFuture : DispatchTime(uptimeNanoseconds: sum))
             }
             let back = UInt64(n.magnitude.magnitude)

@@ -21,20 +21,21 @@ class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @uncheck
     }
 
     func receive(subscription: any Subscription) {
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil, !completed else { return .reject }
+            guard let downstream else { return .ignore }   // cancelled before it came: dropped, as Apple's
             upstream = subscription
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
-            return
+        switch verdict {
+        case .reject: subscription.cancel()
+        case .ignore: break
+        case .accept(let downstream): downstream.receive(subscription: self)
         }
-        downstream.receive(subscription: self)
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard lock.withLock({ downstream != nil && !completed }) else { return .none }
+        guard lock.withLock({ downstream != nil && upstream != nil && !completed }) else { return .none }
         schedule { [self] in
             guard let downstream = lock.withLock({ self.downstream }) else { return }
             let demand = downstream.receive(input)
@@ -46,7 +47,7 @@ class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @uncheck
 
     func receive(completion: Subscribers.Completion<Failure>) {
         let proceed: Bool = lock.withLock {
-            guard downstream != nil, !completed else { return false }
+            guard downstream != nil, upstream != nil, !completed else { return false }
             completed = true
             return true
         }
@@ -93,4 +94,14 @@ final class DescribedScheduledRelay<Downstream: Subscriber>: ScheduledRelay<Down
     var playgroundDescription: Any { description }
 
     var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+/// What an operator does with a subscription from its upstream.
+enum SubscriptionVerdict<Downstream> {
+    /// The first one: keep it and hand the downstream its subscription.
+    case accept(Downstream)
+    /// A second one, or one after completion: cancel it.
+    case reject
+    /// One that arrives after the downstream cancelled: leave it alone.
+    case ignore
 }

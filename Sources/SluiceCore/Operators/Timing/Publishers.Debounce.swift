@@ -70,13 +70,14 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     func receive(subscription: any Subscription) {
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil, !completed else { return .reject }
+            guard let downstream else { return .ignore }
             upstream = subscription
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
+        guard case .accept(let downstream) = verdict else {
+            if case .reject = verdict { subscription.cancel() }
             return
         }
         downstream.receive(subscription: self)
@@ -85,7 +86,7 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
 
     func receive(_ input: Input) -> Subscribers.Demand {
         let step: (Int, (any Cancellable)?)? = lock.withLock {
-            guard downstream != nil, !completed else { return nil }
+            guard downstream != nil, upstream != nil, !completed else { return nil }
             generation += 1
             latest = input
             defer { timer = nil }
@@ -124,7 +125,7 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
 
     func receive(completion: Subscribers.Completion<Failure>) {
         let timer: (any Cancellable)?? = lock.withLock {
-            guard downstream != nil, !completed else { return nil }
+            guard downstream != nil, upstream != nil, !completed else { return nil }
             completed = true
             latest = nil
             defer { self.timer = nil }

@@ -50,21 +50,23 @@ where Downstream.Input == Context.SchedulerTimeType.Stride {
     }
 
     func receive(subscription: any Subscription) {
-        let start = scheduler.now
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil else { return .reject }
+            guard let downstream else { return .ignore }
             upstream = subscription
-            last = start
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
+        guard case .accept(let downstream) = verdict else {
+            if case .reject = verdict { subscription.cancel() }
             return
         }
+        let start = scheduler.now
+        lock.withLock { last = start }
         downstream.receive(subscription: self)
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
+        guard lock.withLock({ downstream != nil && last != nil }) else { return .none }
         let now = scheduler.now
         let step: (Downstream, Context.SchedulerTimeType.Stride)? = lock.withLock {
             guard let downstream, let previous = last else { return nil }

@@ -57,13 +57,14 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
     }
 
     func receive(subscription: any Subscription) {
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil, !completed else { return .reject }
+            guard let downstream else { return .ignore }
             upstream = subscription
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
+        guard case .accept(let downstream) = verdict else {
+            if case .reject = verdict { subscription.cancel() }
             return
         }
         downstream.receive(subscription: self)

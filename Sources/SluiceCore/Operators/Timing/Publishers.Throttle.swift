@@ -73,13 +73,13 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
 
     func receive(subscription: any Subscription) {
         _ = scheduler.now
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, completion == nil, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil, completion == nil, let downstream else { return .reject }   // Apple's cancels it
             upstream = subscription
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
+        guard case .accept(let downstream) = verdict else {
+            if case .reject = verdict { subscription.cancel() }
             return
         }
         downstream.receive(subscription: self)
@@ -93,9 +93,10 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
+        guard lock.withLock({ downstream != nil && upstream != nil && completion == nil }) else { return .none }
         let now = scheduler.now
         let due: Due? = lock.withLock {
-            guard downstream != nil, completion == nil else { return nil }
+            guard downstream != nil, completion == nil, demand > .none else { return nil }
             if latest || held == nil { held = input }
             guard !outputScheduled else { return nil }
             outputScheduled = true
@@ -115,7 +116,10 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     /// Runs on the scheduler: publishes the held value (if the subscriber wants it), then a
     /// completion that was waiting for it.
     private func emit() {
-        let now = scheduler.now
+        // The time of the output is recorded (read from the scheduler) unless the stream ends
+        // with it, or nobody is listening any more: Apple's reads the clock exactly then.
+        guard let ending = lock.withLock({ downstream == nil ? nil : completion != nil }) else { return }
+        let now = ending ? lastEmission : scheduler.now
         guard let release = lock.withLock({ takeOutput(at: now) }) else { return }
         if let value = release.value {
             let more = release.downstream.receive(value)
@@ -132,10 +136,10 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     /// Under the lock: the held value (if there is demand for it) and a waiting completion.
-    private func takeOutput(at now: Context.SchedulerTimeType) -> Release? {
+    private func takeOutput(at now: Context.SchedulerTimeType?) -> Release? {
         guard let downstream else { return nil }
         outputScheduled = false
-        lastEmission = now
+        if let now { lastEmission = now }
         let value = demand > .none ? held : nil
         if value != nil { demand -= 1 }
         held = nil
@@ -147,6 +151,7 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {
+        guard lock.withLock({ downstream != nil && upstream != nil && self.completion == nil }) else { return }
         _ = scheduler.now
         let waitForOutput: Bool? = lock.withLock {
             guard downstream != nil, self.completion == nil else { return nil }
@@ -158,7 +163,6 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     func request(_ demand: Subscribers.Demand) {
-        demand.assertNonZero()
         lock.withLock { if downstream != nil { self.demand += demand } }
     }
 

@@ -62,6 +62,7 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     @exclusivity(unchecked) private var timer: (any Cancellable)?
     @exclusivity(unchecked) private var generation = 0
     @exclusivity(unchecked) private var completed = false
+    @exclusivity(unchecked) private var requested = false
     private let interval: Context.SchedulerTimeType.Stride
     private let scheduler: Context
     private let options: Context.SchedulerOptions?
@@ -74,7 +75,6 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         self.scheduler = scheduler
         self.options = options
         self.customError = customError
-        restartTimer()
     }
 
     /// Starts the clock again: the timer for the current generation replaces the previous one.
@@ -118,13 +118,14 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     }
 
     func receive(subscription: any Subscription) {
-        let downstream: Downstream? = lock.withLock {
-            guard upstream == nil, !completed, let downstream = self.downstream else { return nil }
+        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+            guard upstream == nil, !completed else { return .reject }
+            guard let downstream else { return .ignore }
             upstream = subscription
-            return downstream
+            return .accept(downstream)
         }
-        guard let downstream else {
-            subscription.cancel()
+        guard case .accept(let downstream) = verdict else {
+            if case .reject = verdict { subscription.cancel() }
             return
         }
         restartTimer()
@@ -132,7 +133,7 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard lock.withLock({ downstream != nil && !completed }) else { return .none }
+        guard lock.withLock({ downstream != nil && upstream != nil && !completed }) else { return .none }
         restartTimer()
         scheduler.schedule(options: options) { [self] in
             guard let downstream = lock.withLock({ completed ? nil : self.downstream }) else { return }
@@ -146,7 +147,7 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
 
     func receive(completion: Subscribers.Completion<Failure>) {
         let timer: (any Cancellable)?? = lock.withLock {
-            guard downstream != nil, !completed else { return nil }
+            guard downstream != nil, upstream != nil, !completed else { return nil }
             completed = true
             defer { self.timer = nil }
             return .some(self.timer)
@@ -165,8 +166,14 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         }
     }
 
+    /// Passes the request upstream; the first one restarts the clock, as Apple's does.
     func request(_ demand: Subscribers.Demand) {
-        guard demand > .none, let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
+        guard let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
+        let first = lock.withLock { () -> Bool in
+            defer { requested = true }
+            return !requested
+        }
+        if first { restartTimer() }
         upstream.request(demand)
     }
 
@@ -174,7 +181,6 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         let (upstream, timer): ((any Subscription)?, (any Cancellable)?) = lock.withLock {
             guard downstream != nil else { return (nil, nil) }
             downstream = nil
-            completed = true
             defer {
                 self.upstream = nil
                 self.timer = nil
