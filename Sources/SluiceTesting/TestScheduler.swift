@@ -85,10 +85,11 @@ where SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
     /// Moves the clock to `instant`, running every action that comes due on the way. The clock
     /// never moves backwards: an instant in the past runs what is due now.
     public func advance(to instant: SchedulerTimeType) {
-        while let work = nextDue(until: instant) {
+        let target = max(instant, now)
+        while let work = nextDue(until: target) {
             work.action()
         }
-        state.withLock { if $0.now < instant { $0.now = instant } }
+        state.withLock { if $0.now < target { $0.now = target } }
     }
 
     /// Runs every scheduled action, moving the clock as far as needed, until no work is left.

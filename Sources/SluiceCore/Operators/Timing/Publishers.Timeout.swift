@@ -136,7 +136,7 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         guard lock.withLock({ downstream != nil && upstream != nil && !completed }) else { return .none }
         restartTimer()
         scheduler.schedule(options: options) { [self] in
-            guard let downstream = lock.withLock({ completed ? nil : self.downstream }) else { return }
+            guard let downstream = lock.withLock({ self.downstream }) else { return }
             let demand = downstream.receive(input)
             if demand > .none, let upstream = lock.withLock({ self.downstream == nil ? nil : upstream }) {
                 upstream.request(demand)

@@ -1,0 +1,65 @@
+import SluiceCore
+import SluiceTesting
+import Testing
+
+@Suite struct TimeoutTests {
+    @Test func finishesWhenNothingArrivesInTime() {
+        let scheduler = VirtualScheduler()
+        let subject = PassthroughSubject<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        subject.timeout(.ms(100), scheduler: scheduler).subscribe(subscriber)
+        scheduler.advance(by: .ms(60))
+        subject.send(1)                          // restarts the clock
+        scheduler.advance(by: .ms(99))
+        #expect(subscriber.values == [1])
+        #expect(subscriber.completion == nil)
+        scheduler.advance(by: .ms(1))
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func failsWithTheCustomErrorAndCancelsTheUpstream() {
+        let scheduler = VirtualScheduler()
+        var cancelled = false
+        let subject = PassthroughSubject<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        subject.handleEvents(receiveCancel: { cancelled = true })
+            .timeout(.ms(100), scheduler: scheduler, customError: { TestError(code: 42) })
+            .subscribe(subscriber)
+        scheduler.advance(by: .ms(100))
+        #expect(subscriber.completion == .failure(TestError(code: 42)))
+        #expect(cancelled)
+        subject.send(1)
+        scheduler.run()
+        #expect(subscriber.values.isEmpty)
+    }
+
+    @Test func theUpstreamsCompletionIsDeliveredAndStopsTheClock() {
+        let scheduler = VirtualScheduler()
+        let subscriber = TestSubscriber<Int, Never>()
+        [1, 2].publisher.timeout(.ms(100), scheduler: scheduler).subscribe(subscriber)
+        scheduler.advance()
+        #expect(subscriber.values == [1, 2])
+        #expect(subscriber.completion == .finished)
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    @Test func limitedDemand() {
+        let scheduler = VirtualScheduler()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        (1...3).publisher.timeout(.ms(100), scheduler: scheduler).subscribe(subscriber)
+        scheduler.advance()
+        #expect(subscriber.values == [1])
+        scheduler.advance(by: .ms(100))
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func cancelStopsTheClock() {
+        let scheduler = VirtualScheduler()
+        let subscriber = TestSubscriber<Int, Never>()
+        PassthroughSubject<Int, Never>().timeout(.ms(100), scheduler: scheduler).subscribe(subscriber)
+        subscriber.cancel()
+        #expect(scheduler.pendingCount == 0)
+        scheduler.advance(by: .seconds(1))
+        #expect(subscriber.completion == nil)
+    }
+}
