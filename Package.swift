@@ -16,7 +16,7 @@ let package = Package(
         .target(name: "SluiceSanitizer"),
         .target(name: "SluiceCore", dependencies: ["SluiceSanitizer"]),
         .target(name: "Sluice", dependencies: ["SluiceCore"]),
-        .target(name: "SluiceTesting", dependencies: ["SluiceCore"]),
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore", "Sluice"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
         .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),
