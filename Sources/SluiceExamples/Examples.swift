@@ -24,6 +24,8 @@ public enum Examples {
         mapper(print: print)
         print("")
         shippingForm(print: print)
+        print("")
+        searchBox(print: print)
     }
 
     /// The Pep Boys publisher without, then with, backpressure, each driven by a subscriber that
