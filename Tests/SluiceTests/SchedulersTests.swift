@@ -72,6 +72,36 @@ import Testing
         #expect((RunLoop.SchedulerTimeType.Stride(1.5) * 2).timeInterval == 3)
     }
 
+    /// As Apple's, a delayed action is an operation on the queue at once (not a BlockOperation),
+    /// not ready before its date, and cancellable; a repeating schedule keeps one operation queued.
+    @Test func operationQueueQueuesADelayedActionAsAnOperationThatIsNotReadyYet() async {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let ran = Shared(0)
+        queue.schedule(after: queue.now.advanced(by: .seconds(30))) { ran.mutate { $0 += 1 } }
+        queue.schedule(after: queue.now.advanced(by: .milliseconds(10))) { ran.mutate { $0 += 10 } }
+        let operations = queue.operations
+        #expect(operations.count == 2)
+        #expect(operations.allSatisfy { !($0 is BlockOperation) && $0 is any Cancellable && !$0.isFinished })
+        #expect(!operations[0].isReady)
+        operations[0].cancel()
+        queue.isSuspended = false
+        await waitUntil { ran.value == 10 && queue.operationCount == 0 }
+        #expect(ran.value == 10)            // the cancelled one never ran
+        operations[1].main()                // an operation runs its action once only
+        #expect(ran.value == 10)
+
+        let ticks = Shared(0)
+        let repeating = queue.schedule(after: queue.now, interval: .milliseconds(5)) { ticks.mutate { $0 += 1 } }
+        await waitUntil { ticks.value >= 3 }
+        #expect(queue.operationCount == 1)  // the next tick, waiting for its time
+        repeating.cancel()
+        await waitUntil { queue.operationCount == 0 }
+        let after = ticks.value
+        try? await Task.sleep(for: .milliseconds(30))
+        #expect(ticks.value == after)
+    }
+
     @Test func receiveOnASerialQueueDeliversInOrderOnThatQueue() async {
         let queue = DispatchQueue(label: "SchedulersTests.receive")
         let key = DispatchSpecificKey<Bool>()

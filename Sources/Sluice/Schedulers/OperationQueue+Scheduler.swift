@@ -49,33 +49,99 @@ extension OperationQueue: Scheduler {
         addOperation(BlockOperation { work.run() })
     }
 
-    /// Adds the action to the queue once `date` has come.
+    /// Adds an operation for the action to the queue at once; the operation becomes ready, and so
+    /// runs, once `date` has come. As Apple's, it is not a `BlockOperation`, and it is
+    /// `Cancellable`: cancelling it before it runs drops the action.
     public func schedule(after date: SchedulerTimeType, tolerance: SchedulerTimeType.Stride, options: SchedulerOptions?,
                          _ action: @escaping () -> Void) {
-        let work = UncheckedAction(action)
-        let queue = UncheckedQueue(self)
-        DispatchQueue.global().asyncAfter(wallDeadline: .now() + max(date.date.timeIntervalSinceNow, 0)) {
-            queue.queue.addOperation(BlockOperation { work.run() })
-        }
+        addOperation(DelayedActionOperation(due: date.date, action: action))
     }
 
-    /// Adds the action to the queue at `date` and then every `interval`, until the returned value
-    /// is cancelled.
+    /// Runs the action at `date` and then every `interval`, until the returned value is cancelled:
+    /// one operation at a time is on the queue, and each adds the next before running the action.
     public func schedule(after date: SchedulerTimeType, interval: SchedulerTimeType.Stride, tolerance: SchedulerTimeType.Stride,
                          options: SchedulerOptions?, _ action: @escaping () -> Void) -> any Cancellable {
-        let work = UncheckedAction(action)
-        let queue = UncheckedQueue(self)
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.setEventHandler { queue.queue.addOperation(BlockOperation { work.run() }) }
-        timer.schedule(wallDeadline: .now() + max(date.date.timeIntervalSinceNow, 0), repeating: interval.timeInterval,
-                       leeway: .nanoseconds(Int(tolerance.timeInterval * 1e9)))
-        timer.resume()
-        return AnyCancellable { timer.cancel() }
+        let repetition = RepeatedOperations(queue: self, interval: interval.timeInterval, action: action)
+        repetition.enqueue(due: date.date)
+        return AnyCancellable { repetition.cancel() }
     }
 }
 
-/// An operation queue carried onto a dispatch queue (`addOperation` is thread-safe).
-struct UncheckedQueue: @unchecked Sendable {
-    let queue: OperationQueue
-    init(_ queue: OperationQueue) { self.queue = queue }
+/// An operation that is not ready until its due date, then runs its action once (`main()` does
+/// nothing after that, or after a cancel).
+final class DelayedActionOperation: Operation, Cancellable, @unchecked Sendable {
+    private let action: () -> Void
+    private let lock = NSLock()
+    private var due = false
+    private var ran = false
+
+    init(due date: Date, action: @escaping () -> Void) {
+        self.action = action
+        super.init()
+        let wait = date.timeIntervalSinceNow
+        if wait <= 0 {
+            due = true
+        } else {
+            DispatchQueue.global().asyncAfter(wallDeadline: .now() + wait) { [weak self] in self?.becomeDue() }
+        }
+    }
+
+    private func becomeDue() {
+        willChangeValue(forKey: "isReady")
+        lock.withLock { due = true }
+        didChangeValue(forKey: "isReady")
+    }
+
+    override var isReady: Bool {
+        (lock.withLock { due } || isCancelled) && super.isReady
+    }
+
+    override func main() {
+        let run = lock.withLock { () -> Bool in
+            guard !ran, !isCancelled else { return false }
+            ran = true
+            return true
+        }
+        if run { action() }
+    }
+}
+
+/// The operations of a repeating schedule: one at a time on the queue, each due `interval` after
+/// the previous one.
+final class RepeatedOperations: @unchecked Sendable {
+    private let queue: OperationQueue
+    private let interval: TimeInterval
+    private let action: () -> Void
+    private let lock = NSLock()
+    private var current: DelayedActionOperation?
+    private var cancelled = false
+
+    init(queue: OperationQueue, interval: TimeInterval, action: @escaping () -> Void) {
+        self.queue = queue
+        self.interval = interval
+        self.action = action
+    }
+
+    /// Adds the operation due at `date`; when it runs, it adds the next one, then runs the action.
+    func enqueue(due date: Date) {
+        let operation = DelayedActionOperation(due: date) { [self] in
+            enqueue(due: date + interval)
+            action()
+        }
+        let keep = lock.withLock { () -> Bool in
+            guard !cancelled else { return false }
+            current = operation
+            return true
+        }
+        if keep { queue.addOperation(operation) }
+    }
+
+    func cancel() {
+        let operation: DelayedActionOperation? = lock.withLock {
+            cancelled = true
+            defer { current = nil }
+            return current
+        }
+        operation?.cancel()
+    }
 }

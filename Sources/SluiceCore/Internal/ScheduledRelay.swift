@@ -2,9 +2,10 @@
 /// cancel straight through, and hands each value and the completion to a scheduler (`schedule`
 /// says how: at the next opportunity, or after a delay), delivering it downstream when the
 /// scheduler runs it. Demand the subscriber returns from `receive(_:)` is requested upstream from
-/// there. After a completion, later events are ignored; after a cancel, scheduled deliveries do
-/// nothing. Like Apple's `Delay`, it describes itself by its type name only; `receive(on:)` uses
-/// ``DescribedScheduledRelay``.
+/// there. After a completion, later events are ignored. As Apple's do, each scheduled action holds
+/// the subscriber until it runs; a value whose turn comes after a cancel is dropped, while a
+/// completion scheduled before the cancel is still delivered. Like Apple's `Delay`, it describes
+/// itself by its type name only; `receive(on:)` uses ``DescribedScheduledRelay``.
 class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @unchecked Sendable {
     typealias Input = Downstream.Input
     typealias Failure = Downstream.Failure
@@ -35,9 +36,9 @@ class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @uncheck
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard lock.withLock({ downstream != nil && upstream != nil && !completed }) else { return .none }
+        guard let downstream = lock.withLock({ upstream != nil && !completed ? self.downstream : nil }) else { return .none }
         schedule { [self] in
-            guard let downstream = lock.withLock({ self.downstream }) else { return }
+            guard lock.withLock({ self.downstream != nil }) else { return }   // cancelled meanwhile
             let demand = downstream.receive(input)
             guard demand > .none, let upstream = lock.withLock({ self.downstream == nil ? nil : self.upstream }) else { return }
             upstream.request(demand)
@@ -46,21 +47,28 @@ class ScheduledRelay<Downstream: Subscriber>: Subscriber, Subscription, @uncheck
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {
-        let proceed: Bool = lock.withLock {
-            guard downstream != nil, upstream != nil, !completed else { return false }
-            completed = true
-            return true
-        }
-        guard proceed else { return }
+        guard let downstream = claimCompletion() else { return }
         schedule { [self] in
-            let downstream: Downstream? = lock.withLock {
-                defer {
-                    self.downstream = nil
-                    upstream = nil
-                }
-                return self.downstream
-            }
-            downstream?.receive(completion: completion)
+            detach()
+            downstream.receive(completion: completion)
+        }
+    }
+
+    /// Under the lock: marks the stream completed and returns the subscriber, unless it was
+    /// completed, cancelled or never subscribed.
+    private func claimCompletion() -> Downstream? {
+        lock.withLock {
+            guard upstream != nil, !completed else { return nil }
+            completed = true
+            return downstream
+        }
+    }
+
+    /// Under the lock: lets go of the subscriber and the upstream.
+    private func detach() {
+        lock.withLock {
+            downstream = nil
+            upstream = nil
         }
     }
 

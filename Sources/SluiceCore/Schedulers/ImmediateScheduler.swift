@@ -121,35 +121,37 @@ public struct ImmediateScheduler: Scheduler, Sendable {
                 lhs.magnitude += rhs.magnitude
             }
 
-            /// Converts the specified number of seconds into a stride.
+            // Time does not pass on the immediate scheduler: as Apple's, every conversion from a
+            // unit of time gives a zero stride.
+
+            /// A zero stride: the immediate scheduler has no notion of seconds.
             @inlinable
             public static func seconds(_ s: Int) -> Stride {
-                Stride(s)
+                Stride(0)
             }
 
-            /// Converts the specified number of seconds, as a floating-point value, into a stride
-            /// (truncated to an integer).
+            /// A zero stride: the immediate scheduler has no notion of seconds.
             @inlinable
             public static func seconds(_ s: Double) -> Stride {
-                Stride(Int(s))
+                Stride(0)
             }
 
-            /// Converts the specified number of milliseconds into a stride.
+            /// A zero stride: the immediate scheduler has no notion of milliseconds.
             @inlinable
             public static func milliseconds(_ ms: Int) -> Stride {
-                Stride(ms)
+                Stride(0)
             }
 
-            /// Converts the specified number of microseconds into a stride.
+            /// A zero stride: the immediate scheduler has no notion of microseconds.
             @inlinable
             public static func microseconds(_ us: Int) -> Stride {
-                Stride(us)
+                Stride(0)
             }
 
-            /// Converts the specified number of nanoseconds into a stride.
+            /// A zero stride: the immediate scheduler has no notion of nanoseconds.
             @inlinable
             public static func nanoseconds(_ ns: Int) -> Stride {
-                Stride(ns)
+                Stride(0)
             }
         }
     }

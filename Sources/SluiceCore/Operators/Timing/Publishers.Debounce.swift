@@ -85,21 +85,22 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
-        let step: (Int, (any Cancellable)?)? = lock.withLock {
-            guard downstream != nil, upstream != nil, !completed else { return nil }
+        let step: (Int, (any Cancellable)?, Downstream)? = lock.withLock {
+            guard let downstream, upstream != nil, !completed else { return nil }
             generation += 1
             latest = input
             defer { timer = nil }
-            return (generation, timer)
+            return (generation, timer, downstream)
         }
-        guard let (current, previous) = step else { return .none }
+        guard let (current, previous, downstream) = step else { return .none }
         previous?.cancel()
         let now = scheduler.now
         let tolerance = scheduler.minimumTolerance
+        // As Apple's, the timer's action holds the subscriber for as long as the scheduler keeps it.
         let token = scheduler.schedule(after: now.advanced(by: dueTime), interval: dueTime, tolerance: tolerance,
-                                       options: options) { [self] in fire(current) }
+                                       options: options) { [self] in fire(current, to: downstream) }
         let keep = lock.withLock { () -> Bool in
-            guard generation == current, downstream != nil, !completed else { return false }
+            guard generation == current, self.downstream != nil, !completed else { return false }
             timer = token
             return true
         }
@@ -107,10 +108,11 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
         return .none
     }
 
-    /// The timer for value number `current` fired.
-    private func fire(_ current: Int) {
+    /// The timer for value number `current` fired: unless it was cancelled or overtaken, the value
+    /// goes to `downstream` if it has demand.
+    private func fire(_ current: Int, to downstream: Downstream) {
         let step: ((any Cancellable)?, Downstream?, Input?) = lock.withLock {
-            guard generation == current, let value = latest, let downstream else { return (nil, nil, nil) }
+            guard generation == current, let value = latest, self.downstream != nil else { return (nil, nil, nil) }
             latest = nil
             defer { timer = nil }
             guard demand > .none else { return (timer, nil, nil) }

@@ -85,20 +85,26 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
         downstream?.receive(completion: completion)
     }
 
+    // As Apple's, a scheduled request or cancel holds the subscriber until the scheduler runs it.
+
     func request(_ demand: Subscribers.Demand) {
-        guard let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
-        schedule { upstream.request(demand) }
+        guard let (upstream, downstream) = lock.withLock({ () -> ((any Subscription), Downstream)? in
+            guard let downstream, let upstream else { return nil }
+            return (upstream, downstream)
+        }) else { return }
+        schedule { withExtendedLifetime(downstream) { upstream.request(demand) } }
     }
 
     func cancel() {
-        let upstream: (any Subscription)? = lock.withLock {
-            guard downstream != nil else { return nil }
-            downstream = nil
-            defer { self.upstream = nil }
-            return self.upstream
-        }
-        guard let upstream else { return }
-        schedule { upstream.cancel() }
+        guard let (upstream, downstream) = lock.withLock({ () -> ((any Subscription), Downstream)? in
+            defer {
+                self.downstream = nil
+                self.upstream = nil
+            }
+            guard let downstream, let upstream else { return nil }
+            return (upstream, downstream)
+        }) else { return }
+        schedule { withExtendedLifetime(downstream) { upstream.cancel() } }
     }
 
     var description: String { "SubscribeOn" }

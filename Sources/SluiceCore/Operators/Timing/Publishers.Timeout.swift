@@ -79,18 +79,19 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
 
     /// Starts the clock again: the timer for the current generation replaces the previous one.
     private func restartTimer() {
-        let current: Int? = lock.withLock {
-            guard downstream != nil, !completed else { return nil }
+        let step: (Int, Downstream)? = lock.withLock {
+            guard let downstream, !completed else { return nil }
             generation += 1
-            return generation
+            return (generation, downstream)
         }
-        guard let current else { return }
+        guard let (current, downstream) = step else { return }
         let now = scheduler.now
         let tolerance = scheduler.minimumTolerance
+        // As Apple's, the timer's action holds the subscriber for as long as the scheduler keeps it.
         let token = scheduler.schedule(after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
-                                       options: options) { [self] in timedOut(current) }
+                                       options: options) { [self] in timedOut(current, downstream: downstream) }
         let previous: (any Cancellable)?? = lock.withLock {
-            guard generation == current, downstream != nil, !completed else { return nil }
+            guard generation == current, self.downstream != nil, !completed else { return nil }
             defer { timer = token }
             return .some(timer)
         }
@@ -100,18 +101,20 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         }
     }
 
-    private func timedOut(_ current: Int) {
-        let step: (Downstream, (any Subscription)?, (any Cancellable)?)? = lock.withLock {
-            guard generation == current, !completed, let downstream else { return nil }
+    /// The timer of generation `current` fired: unless a value, the completion or a cancel came
+    /// first, the upstream is cancelled and `downstream` completes.
+    private func timedOut(_ current: Int, downstream: Downstream) {
+        let step: ((any Subscription)?, (any Cancellable)?)? = lock.withLock {
+            guard generation == current, !completed, self.downstream != nil else { return nil }
             completed = true
             self.downstream = nil
             defer {
                 upstream = nil
                 timer = nil
             }
-            return (downstream, upstream, timer)
+            return (upstream, timer)
         }
-        guard let (downstream, upstream, timer) = step else { return }
+        guard let (upstream, timer) = step else { return }
         timer?.cancel()
         upstream?.cancel()
         downstream.receive(completion: customError.map { .failure($0()) } ?? .finished)
@@ -128,15 +131,18 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
             if case .reject = verdict { subscription.cancel() }
             return
         }
+        // As Apple's, it traps: on the immediate scheduler the timer would fire while being set,
+        // ending the stream before the subscriber even has its subscription.
+        precondition(Context.self != ImmediateScheduler.self, "timeout(_:scheduler:) cannot use ImmediateScheduler: its timer would fire at once")
         restartTimer()
         downstream.receive(subscription: self)
     }
 
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard lock.withLock({ downstream != nil && upstream != nil && !completed }) else { return .none }
+        guard let downstream = lock.withLock({ upstream != nil && !completed ? self.downstream : nil }) else { return .none }
         restartTimer()
         scheduler.schedule(options: options) { [self] in
-            guard let downstream = lock.withLock({ self.downstream }) else { return }
+            guard lock.withLock({ self.downstream != nil }) else { return }   // cancelled meanwhile
             let demand = downstream.receive(input)
             if demand > .none, let upstream = lock.withLock({ self.downstream == nil ? nil : upstream }) {
                 upstream.request(demand)
@@ -146,23 +152,25 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {
-        let timer: (any Cancellable)?? = lock.withLock {
-            guard downstream != nil, upstream != nil, !completed else { return nil }
+        let step: (Downstream, (any Cancellable)?)? = lock.withLock {
+            guard let downstream, upstream != nil, !completed else { return nil }
             completed = true
             defer { self.timer = nil }
-            return .some(self.timer)
+            return (downstream, self.timer)
         }
-        guard let timer else { return }
+        guard let (downstream, timer) = step else { return }
         timer?.cancel()
+        // The action holds the subscriber until it runs; a cancel made meanwhile drops the
+        // completion, as Apple's `Timeout` does.
         scheduler.schedule(options: options) { [self] in
-            let downstream: Downstream? = lock.withLock {
+            let attached: Bool = lock.withLock {
                 defer {
                     self.downstream = nil
                     upstream = nil
                 }
-                return self.downstream
+                return self.downstream != nil
             }
-            downstream?.receive(completion: completion)
+            if attached { downstream.receive(completion: completion) }
         }
     }
 

@@ -58,6 +58,28 @@ import Testing
         #expect(subscriber.values.isEmpty)
     }
 
+    /// Apple's `delay` delivers a completion it scheduled before a cancel; the scheduled action
+    /// holds the subscriber until then.
+    @Test func aCompletionScheduledBeforeACancelIsStillDelivered() {
+        let scheduler = VirtualScheduler()
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        var completion: Subscribers.Completion<Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            subject.delay(for: .ms(10), scheduler: scheduler).subscribe(subscriber)
+            subject.send(1)
+            subject.send(completion: .finished)
+            subscriber.cancel()
+            subscriber.onCompletion = { received, _ in completion = received }
+        }
+        #expect(weakSubscriber != nil)
+        scheduler.run()
+        #expect(completion == .finished)
+        #expect(weakSubscriber == nil)
+    }
+
     @Test func releasesTheSubscriber() {
         let scheduler = VirtualScheduler()
         weak var weakSubscriber: TestSubscriber<Int, Never>?

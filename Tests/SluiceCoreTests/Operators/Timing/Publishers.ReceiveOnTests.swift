@@ -62,7 +62,10 @@ import Testing
         #expect(subject.sendIsIgnoredAfterCancel(subscriber))
     }
 
-    @Test func cancelFromInsideReceiveStopsTheRest() {
+    /// The values scheduled before the cancel are dropped; the completion, scheduled before it
+    /// too, is still delivered, as Apple's `receive(on:)` does (its scheduled action holds the
+    /// subscriber and delivers the completion whatever happened meanwhile).
+    @Test func cancelFromInsideReceiveDropsTheScheduledValuesNotTheScheduledCompletion() {
         let scheduler = VirtualScheduler()
         let subscriber = TestSubscriber<Int, Never>()
         subscriber.onValue = { value, s in
@@ -72,7 +75,24 @@ import Testing
         (1...5).publisher.receive(on: scheduler).subscribe(subscriber)
         scheduler.run()
         #expect(subscriber.values == [1, 2])
-        #expect(subscriber.completion == nil)
+        #expect(subscriber.completion == .finished)
+    }
+
+    /// Apple's scheduled actions hold the subscriber until they run, even after a cancel.
+    @Test func aScheduledDeliveryHoldsTheSubscriberUntilItRuns() {
+        let scheduler = VirtualScheduler()
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            subject.receive(on: scheduler).subscribe(subscriber)
+            subject.send(1)
+            subscriber.cancel()
+        }
+        #expect(weakSubscriber != nil)
+        scheduler.run()
+        #expect(weakSubscriber == nil)
     }
 
     @Test func immediateSchedulerDeliversSynchronously() {

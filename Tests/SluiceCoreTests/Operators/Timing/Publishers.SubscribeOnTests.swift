@@ -38,6 +38,28 @@ import Testing
         #expect(subscriber.completion == .failure(TestError()))
     }
 
+    /// As Apple's, a scheduled request or cancel holds the subscriber until the scheduler runs it.
+    @Test func aScheduledCancelHoldsTheSubscriberUntilItRuns() {
+        let scheduler = VirtualScheduler()
+        var cancelled = false
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            PassthroughSubject<Int, Never>()
+                .handleEvents(receiveCancel: { cancelled = true })
+                .subscribe(on: scheduler)
+                .subscribe(subscriber)
+            scheduler.advance()
+            subscriber.cancel()
+        }
+        #expect(weakSubscriber != nil)
+        #expect(!cancelled)
+        scheduler.advance()
+        #expect(cancelled)
+        #expect(weakSubscriber == nil)
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { (1...4).publisher.subscribe(on: ImmediateScheduler.shared) }
     }

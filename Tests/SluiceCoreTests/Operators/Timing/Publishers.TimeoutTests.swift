@@ -62,4 +62,33 @@ import Testing
         scheduler.advance(by: .seconds(1))
         #expect(subscriber.completion == nil)
     }
+
+    /// As Apple's, a cancel made while the upstream's completion waits on the scheduler drops it;
+    /// the scheduled action holds the subscriber until it runs.
+    @Test func aCompletionInFlightIsDroppedByACancel() {
+        let scheduler = VirtualScheduler()
+        let subject = PassthroughSubject<Int, Never>()
+        weak var weakSubscriber: TestSubscriber<Int, Never>?
+        do {
+            let subscriber = TestSubscriber<Int, Never>()
+            weakSubscriber = subscriber
+            subject.timeout(.ms(100), scheduler: scheduler).subscribe(subscriber)
+            subject.send(completion: .finished)
+            subscriber.cancel()
+        }
+        #expect(weakSubscriber != nil)
+        scheduler.advance(by: .ms(1))
+        #expect(weakSubscriber == nil)
+    }
+
+    /// Apple's `timeout` traps on the immediate scheduler, whose timer would fire while being set.
+    @Test func theImmediateSchedulerStopsTheProgram() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = PassthroughSubject<Int, Never>().timeout(0, scheduler: ImmediateScheduler.shared).sink { _ in }
+        }
+        if let result {
+            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(message.contains("cannot use ImmediateScheduler"), "stderr: \(message)")
+        }
+    }
 }
