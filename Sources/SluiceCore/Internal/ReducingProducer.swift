@@ -31,17 +31,45 @@ package protocol Reducer {
     func result() -> Output?
     /// Converts an upstream failure into the published failure.
     func convert(_ failure: UpstreamFailure) -> Failure
+
+    /// Whether ``receive(_:)`` runs none of the user's code (no closure, no conformance of
+    /// theirs), so that the producer may run it with its lock held — and read the reducer under
+    /// that lock for reflection. `false` unless a reducer says otherwise.
+    static var receivesUnderLock: Bool { get }
+
+    /// The children of the subscription's `customMirror` when Apple shows other ones than the
+    /// reduce-like `downstream`, `result`, `initial`, `status` (`Collect` shows only `count`);
+    /// `nil` (the default) for those. Called with the producer's lock held, and only for reducers
+    /// that ``receivesUnderLock``.
+    func customMirrorChildren() -> KeyValuePairs<String, Any>?
+}
+
+extension Reducer {
+    /// The default: `receive` may run user code, so it runs without the lock.
+    @inlinable
+    package static var receivesUnderLock: Bool { false }
+
+    /// The default: Apple's reduce-like mirror.
+    @inlinable
+    package func customMirrorChildren() -> KeyValuePairs<String, Any>? { nil }
 }
 
 /// The one engine behind every reducing operator: the upstream's `Subscriber` and the
-/// downstream's `Subscription`.
+/// downstream's `Subscription`. It behaves as Apple's reducing operators do:
 ///
-/// - Requests `.unlimited` from the upstream once the downstream has requested anything.
-/// - Feeds each value to the ``Reducer``; when it decides early (or a closure throws), cancels the
-///   upstream and completes the downstream exactly once.
-/// - Publishes the value only when the downstream has demand (holding it until then if the
-///   upstream finished first), then `.finished`. A failing upstream's failure passes through.
-/// - Never calls out while holding its lock; `cancel()` is idempotent and releases both sides.
+/// - On the upstream's subscription, passes itself downstream, then requests `.unlimited` from
+///   the upstream at once, whatever the downstream asks (unless the downstream cancelled from
+///   inside its `receive(subscription:)`). A second subscription, or one after the end, is
+///   cancelled. Values and a completion that arrive before the subscription are ignored.
+/// - Feeds each value to the ``Reducer``; when it decides early, cancels the upstream; when a
+///   `try` closure throws, cancels the upstream and fails at once.
+/// - Publishes the answer — the value, if any, then `.finished` — only once the downstream has
+///   asked for something, holding it until then. A failing upstream's failure passes through at
+///   once.
+/// - `cancel()` before the subscription does nothing (Apple's too); afterwards it cancels the
+///   upstream once and drops a held answer.
+/// - Unlike Apple's, releases the downstream on completion and on cancel (DESIGN.md, rule 4).
+/// - Never calls out while holding its lock.
 @usableFromInline
 final class ReducingProducer<R: Reducer, Downstream: Subscriber>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -50,7 +78,8 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     @usableFromInline typealias Failure = R.UpstreamFailure
 
     @usableFromInline let lock = Lock()
-    /// Touched only by the upstream's (serialised) `receive` calls, never under the lock.
+    /// Touched only by the upstream's (serialised) `receive` calls — under the lock when
+    /// `R.receivesUnderLock`, without it otherwise.
     ///
     /// Its exclusivity is the upstream's serialisation, so it skips the runtime exclusivity checks
     /// (a cost per element). Wrapped in ``NonEmpty`` for Thread Sanitizer's sake.
@@ -64,54 +93,78 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
         get { boxedDownstream?.value }
         set { boxedDownstream = newValue.map { Boxed($0) } }
     }
+    /// Whether the downstream has asked for anything.
     @exclusivity(unchecked) @usableFromInline var hasDemand = false
-    /// The result, waiting for downstream demand.
-    @exclusivity(unchecked) @usableFromInline var boxedPending: Boxed<R.Output>?
-    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
-    /// looking up `Optional` metadata (see ``Boxed``).
-    @inlinable var pending: R.Output? {
-        get { boxedPending?.value }
-        set { boxedPending = newValue.map { Boxed($0) } }
-    }
+    /// The answer, known before the downstream asked for it: the value to publish before
+    /// `.finished` (`nil` inside: finish without a value). Boxed (see ``Boxed``).
+    @exclusivity(unchecked) @usableFromInline var held: Boxed<R.Output?>?
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery.
     @exclusivity(unchecked) @usableFromInline var isCancelled = false
     @usableFromInline let name: String
+    /// The initial result shown by the mirror (`Reduce`'s); `nil` for the other operators.
+    @usableFromInline let initial: Boxed<R.Output>?
 
     @inlinable
-    init(reducer: R, downstream: Downstream, name: String) {
+    init(reducer: R, downstream: Downstream, name: String, initial: R.Output? = nil) {
         self.reducer = NonEmpty(reducer)
         boxedDownstream = Boxed(downstream)
         self.name = name
+        self.initial = initial.map { Boxed($0) }
+    }
+
+    /// With the lock held: ends a live subscription (the status becomes terminal) and returns
+    /// it; `nil`, changing nothing, before the subscription or after the end.
+    @inlinable
+    func endSubscription() -> (any Subscription)? {
+        guard let subscription = upstream.subscription else { return nil }
+        upstream = .terminal
+        return subscription
     }
 
     // MARK: Upstream side
 
     @inlinable
     func receive(subscription: any Subscription) {
-        let attached = lock.withLock { () -> Bool in
-            guard downstream != nil else { return false }
-            return upstream.attach(subscription)
+        let target = lock.withLock { () -> Downstream? in
+            guard let downstream, upstream.attach(subscription) else { return nil }
+            return downstream
         }
-        guard attached else {
+        guard let target else {
             subscription.cancel()
             return
         }
-        lock.withLock { downstream }?.receive(subscription: self)
+        target.receive(subscription: self)
+        if lock.withLock({ upstream.subscription != nil }) {
+            subscription.request(.unlimited)
+        }
     }
 
     @inlinable
     func receive(_ input: R.Input) -> Subscribers.Demand {
-        guard lock.withLock({ upstream.subscription != nil }) else { return .none }
-        switch reducer.value.receive(input) {
+        let step: ReducerStep<R.Output, R.Failure>
+        if R.receivesUnderLock {
+            guard let decided = lock.withLock({ () -> ReducerStep<R.Output, R.Failure>? in
+                guard upstream.subscription != nil else { return nil }
+                return reducer.value.receive(input)
+            }) else { return .none }
+            step = decided
+        } else {
+            guard lock.withLock({ upstream.subscription != nil }) else { return .none }
+            step = reducer.value.receive(input)
+        }
+        switch step {
         case .continue:
             break
         case .finish(let output):
-            finishEarly(with: output)
+            if let subscription = lock.withLock({ endSubscription() }) {
+                subscription.cancel()
+                conclude(with: output)
+            }
         case .fail(let error):
             let (subscription, target) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
-                guard !upstream.isTerminal else { return (nil, nil) }
+                guard let subscription = endSubscription() else { return (nil, nil) }
                 defer { downstream = nil }
-                return (upstream.detach(), downstream)
+                return (subscription, downstream)
             }
             subscription?.cancel()
             target?.receive(completion: .failure(error))
@@ -121,7 +174,7 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
 
     @inlinable
     func receive(completion: Subscribers.Completion<R.UpstreamFailure>) {
-        guard lock.withLock({ upstream.finish() }) else { return }
+        guard lock.withLock({ endSubscription() }) != nil else { return }
         switch completion {
         case .failure(let error):
             let target = lock.withLock { () -> Downstream? in
@@ -130,38 +183,18 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
             }
             target?.receive(completion: .failure(reducer.value.convert(error)))
         case .finished:
-            if let output = reducer.value.result() {
-                deliverWhenDemanded(output)
-            } else {
-                let target = lock.withLock { () -> Downstream? in
-                    defer { downstream = nil }
-                    return downstream
-                }
-                target?.receive(completion: .finished)
-            }
+            conclude(with: reducer.value.result())
         }
     }
 
-    /// The reducer decided before the upstream finished.
-    @inlinable
-    func finishEarly(with output: R.Output) {
-        let subscription = lock.withLock { () -> (any Subscription)? in
-            guard !upstream.isTerminal else { return nil }
-            return upstream.detach()
-        }
-        guard let subscription else { return }
-        subscription.cancel()
-        deliverWhenDemanded(output)
-    }
-
-    /// Sends `output` and `.finished` now if the downstream has asked for anything, or keeps it
+    /// The answer is known: sends it now if the downstream has asked for anything, or holds it
     /// for the first request.
     @inlinable
-    func deliverWhenDemanded(_ output: R.Output) {
+    func conclude(with output: R.Output?) {
         let target = lock.withLock { () -> Downstream? in
-            guard let downstream, !isCancelled else { return nil }
+            guard let downstream else { return nil }
             guard hasDemand else {
-                pending = output
+                held = Boxed(output)
                 return nil
             }
             self.downstream = nil
@@ -171,53 +204,63 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     }
 
     @inlinable
-    func deliver(_ output: R.Output, to target: Downstream) {
-        _ = target.receive(output)
-        if lock.withLock({ isCancelled }) { return }
+    func deliver(_ output: R.Output?, to target: Downstream) {
+        if let output {
+            _ = target.receive(output)
+            if lock.withLock({ isCancelled }) { return }
+        }
         target.receive(completion: .finished)
     }
 
     // MARK: Downstream side
 
+    /// Records the demand (the upstream already has `.unlimited`) and sends a held answer.
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let (subscription, output, target) = lock.withLock {
-            () -> ((any Subscription)?, R.Output?, Downstream?) in
-            guard !hasDemand, let downstream else { return (nil, nil, nil) }
+        let (answer, target) = lock.withLock { () -> (Boxed<R.Output?>?, Downstream?) in
             hasDemand = true
-            if let output = pending {
-                pending = nil
-                self.downstream = nil
-                return (nil, output, downstream)
-            }
-            return (upstream.subscription, nil, nil)
+            guard let answer = held, let downstream else { return (nil, nil) }
+            held = nil
+            self.downstream = nil
+            return (answer, downstream)
         }
-        if let output, let target {
-            deliver(output, to: target)
-        } else {
-            subscription?.request(.unlimited)
-        }
+        if let answer, let target { deliver(answer.value, to: target) }
     }
 
     @inlinable
     func cancel() {
-        let (subscription, released, result) = lock.withLock {
-            () -> ((any Subscription)?, Downstream?, R.Output?) in
+        let (subscription, released, dropped) = lock.withLock {
+            () -> ((any Subscription)?, Downstream?, Boxed<R.Output?>?) in
+            // Before the subscription, Apple's reducing operators ignore a cancel.
+            if case .awaiting = upstream { return (nil, nil, nil) }
             isCancelled = true
             defer {
                 downstream = nil
-                pending = nil
+                held = nil
             }
-            return (upstream.detach(), downstream, pending)
+            return (upstream.detach(), downstream, held)
         }
         subscription?.cancel()
-        _ = (released, result)
+        _ = (released, dropped)  // released here, outside the lock
     }
 
     @usableFromInline var description: String { name }
+
+    /// Apple's children: `downstream`, `result` (the answer once known), `initial` (`Reduce`'s
+    /// initial result) and `status` (the upstream's); or the reducer's own (`Collect`'s `count`).
     @usableFromInline var customMirror: Mirror {
-        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+        if R.receivesUnderLock, let children = lock.withLock({ reducer.value.customMirrorChildren() }) {
+            return Mirror(self, children: children)
+        }
+        let (downstream, result, status) = lock.withLock { (self.downstream, held?.value, upstream) }
+        return Mirror(self, children: [
+            "downstream": downstream as Any,
+            "result": result as Any,
+            "initial": initial?.value as Any,
+            "status": status,
+        ])
     }
+
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -50,6 +50,15 @@ extension Publishers.Collect {
 
         @inlinable
         func convert(_ failure: Upstream.Failure) -> Upstream.Failure { failure }
+
+        /// Appending runs no user code: the producer appends under its lock, so that the mirror
+        /// can count the elements safely.
+        @inlinable
+        static var receivesUnderLock: Bool { true }
+
+        /// Apple's mirror of `Collect`'s subscription: the number of elements collected so far.
+        @inlinable
+        func customMirrorChildren() -> KeyValuePairs<String, Any>? { ["count": elements.count] }
     }
 }
 

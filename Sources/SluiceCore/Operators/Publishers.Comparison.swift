@@ -70,8 +70,8 @@ extension Publishers.Comparison {
 extension Publisher where Output: Comparable {
     /// Publishes the minimum value received from the upstream publisher, after it finishes.
     ///
-    /// After this publisher receives a request for more than 0 items, it requests unlimited items
-    /// from its upstream publisher.
+    /// It requests unlimited items from its upstream publisher as soon as it is subscribed, and
+    /// publishes the result once the subscriber has asked for it.
     ///
     /// - Returns: A publisher that publishes the minimum value received from the upstream
     ///   publisher, after the upstream publisher finishes.
@@ -82,8 +82,8 @@ extension Publisher where Output: Comparable {
 
     /// Publishes the maximum value received from the upstream publisher, after it finishes.
     ///
-    /// After this publisher receives a request for more than 0 items, it requests unlimited items
-    /// from its upstream publisher.
+    /// It requests unlimited items from its upstream publisher as soon as it is subscribed, and
+    /// publishes the result once the subscriber has asked for it.
     ///
     /// - Returns: A publisher that publishes the maximum value received from the upstream
     ///   publisher, after the upstream publisher finishes.

@@ -24,10 +24,12 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through the shared reducing subscription.
+        ///
+        /// The subscription describes itself as "TryFirst", as Apple's does.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: ReducingProducer(
-                reducer: Step(predicate: predicate), downstream: subscriber, name: "FirstWhere"))
+                reducer: Step(predicate: predicate), downstream: subscriber, name: "TryFirst"))
         }
     }
 }

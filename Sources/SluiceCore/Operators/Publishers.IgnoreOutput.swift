@@ -18,10 +18,10 @@ extension Publishers {
             self.upstream = upstream
         }
 
-        /// Attaches the subscriber through the shared reducing subscription.
+        /// Attaches the subscriber through a pass-through subscriber.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ReducingProducer(reducer: Step(), downstream: subscriber, name: "IgnoreOutput"))
+            upstream.receive(subscriber: Inner(downstream: subscriber))
         }
     }
 }
@@ -29,20 +29,42 @@ extension Publishers {
 extension Publishers.IgnoreOutput: Equatable where Upstream: Equatable {}
 
 extension Publishers.IgnoreOutput {
-    /// The step of `IgnoreOutput`: drops every value and has no result.
+    /// The subscriber `IgnoreOutput` puts upstream. As Apple's, it wraps nothing: it hands the
+    /// upstream's own subscription downstream, then requests `.unlimited` from it (on every
+    /// subscription it receives); it drops every value and passes every completion through.
+    /// Demand and cancel from the downstream reach the upstream unchanged.
     @usableFromInline
-    struct Step: Reducer {
-        @inlinable
-        init() {}
+    struct Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+        CustomPlaygroundDisplayConvertible
+    where Downstream.Input == Never, Downstream.Failure == Upstream.Failure {
+        @usableFromInline typealias Input = Upstream.Output
+        @usableFromInline typealias Failure = Upstream.Failure
+
+        @usableFromInline let downstream: Downstream
+        @usableFromInline let combineIdentifier = CombineIdentifier()
 
         @inlinable
-        func receive(_ input: Upstream.Output) -> ReducerStep<Never, Upstream.Failure> { .continue }
+        init(downstream: Downstream) {
+            self.downstream = downstream
+        }
 
         @inlinable
-        func result() -> Never? { nil }
+        func receive(subscription: any Subscription) {
+            downstream.receive(subscription: subscription)
+            subscription.request(.unlimited)
+        }
 
         @inlinable
-        func convert(_ failure: Upstream.Failure) -> Upstream.Failure { failure }
+        func receive(_ input: Upstream.Output) -> Subscribers.Demand { .none }
+
+        @inlinable
+        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
+            downstream.receive(completion: completion)
+        }
+
+        @usableFromInline var description: String { "IgnoreOutput" }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+        @usableFromInline var playgroundDescription: Any { description }
     }
 }
 

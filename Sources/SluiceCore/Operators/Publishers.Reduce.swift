@@ -2,8 +2,8 @@ extension Publishers {
     /// A publisher that applies a closure to all received elements and produces an accumulated
     /// value when the upstream publisher finishes.
     ///
-    /// It requests an unlimited number of elements from the upstream once the subscriber asks
-    /// for anything, and publishes the one accumulated value when the subscriber has demand.
+    /// It requests an unlimited number of elements from the upstream as soon as it is subscribed,
+    /// and publishes the one accumulated value when the subscriber has demand.
     public struct Reduce<Upstream: Publisher, Output>: Publisher {
         /// The kind of errors this publisher might publish: the upstream's.
         public typealias Failure = Upstream.Failure
@@ -32,7 +32,8 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: ReducingProducer(
-                reducer: Step(accumulated: initial, next: nextPartialResult), downstream: subscriber, name: "Reduce"))
+                reducer: Step(accumulated: initial, next: nextPartialResult), downstream: subscriber,
+                name: "Reduce", initial: initial))
         }
     }
 }

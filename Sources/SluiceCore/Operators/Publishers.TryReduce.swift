@@ -32,7 +32,7 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: ReducingProducer(
                 reducer: Step(accumulated: initial, next: nextPartialResult), downstream: subscriber,
-                name: "TryReduce"))
+                name: "TryReduce", initial: initial))
         }
     }
 }

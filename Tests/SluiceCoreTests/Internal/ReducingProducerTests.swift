@@ -39,7 +39,7 @@ struct ReducingProducerTests {
         let (upstream, subscriber) = attach(SumUntil())
         #expect(upstream.subscription.requests == [.unlimited])
         subscriber.request(.max(1))
-        #expect(upstream.subscription.requests == [.unlimited])  // only the first request goes up
+        #expect(upstream.subscription.requests == [.unlimited])  // the downstream's demand stays here
         #expect(upstream.send(1) == .none)
         #expect(upstream.send(2) == .none)
         #expect(subscriber.values == [])
@@ -47,28 +47,98 @@ struct ReducingProducerTests {
         #expect(subscriber.eventDescriptions == ["subscription(Sum)", "value(3)", "finished"])
     }
 
-    @Test func asksNothingUpstreamBeforeDownstreamDemand() {
+    /// Apple's reducing operators ask the upstream for everything as soon as they are subscribed,
+    /// whatever the downstream asks.
+    @Test func requestsUnlimitedUpstreamBeforeAnyDownstreamDemand() {
         let (upstream, subscriber) = attach(SumUntil(), demand: .none)
-        #expect(upstream.subscription.requests == [])
+        #expect(upstream.subscription.requests == [.unlimited])
         subscriber.request(.max(1))
         #expect(upstream.subscription.requests == [.unlimited])
     }
 
-    @Test func holdsTheResultUntilDemandArrives() {
+    /// The subscription goes downstream first; the upstream is asked once that call returns.
+    @Test func passesItselfDownstreamBeforeRequestingUpstream() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        let seen = Shared<[Subscribers.Demand]?>(nil)
+        subscriber.onSubscription = { _ in seen.value = upstream.subscription.requests }
+        upstream.subscribe(ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum"))
+        #expect(seen.value == [])
+        #expect(upstream.subscription.requests == [.unlimited])
+    }
+
+    @Test func cancelInsideReceiveSubscriptionAsksNothingUpstream() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        subscriber.onSubscription = { $0.cancel() }
+        upstream.subscribe(ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum"))
+        #expect(upstream.subscription.requests == [])
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+
+    /// As Apple's: a cancel before the subscription is ignored, and the subscription that comes
+    /// afterwards is taken and asked for everything.
+    @Test func cancelBeforeTheSubscriptionIsIgnored() {
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        let producer = ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum")
+        producer.cancel()
+        let subscription = ManualPublisher<Int, TestError>.Subscription()
+        producer.receive(subscription: subscription)
+        #expect(subscription.requests == [.unlimited])
+        #expect(subscription.cancelCount == 0)
+        #expect(subscriber.subscriptionsReceived == 1)
+    }
+
+    /// As Apple's: values and a completion before the subscription are ignored; a request
+    /// before it is kept.
+    @Test func eventsBeforeTheSubscriptionAreIgnoredAndARequestIsKept() {
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        let producer = ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum")
+        #expect(producer.receive(5) == .none)
+        producer.receive(completion: .finished)
+        producer.request(.max(1))
+        #expect(subscriber.eventDescriptions == [])
+        let subscription = ManualPublisher<Int, TestError>.Subscription()
+        producer.receive(subscription: subscription)
+        #expect(subscription.requests == [.unlimited])
+        _ = producer.receive(2)
+        producer.receive(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Sum)", "value(2)", "finished"])
+    }
+
+    @Test func cancelThenRequestThenCancelCancelsUpstreamOnce() {
         let (upstream, subscriber) = attach(SumUntil(), demand: .none)
-        upstream.send(4)
+        let subscription = subscriber.subscription
+        subscription?.cancel()
+        subscription?.request(.unlimited)
+        subscription?.cancel()
+        #expect(upstream.subscription.requests == [.unlimited])
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+
+    @Test func aSubscriptionAfterTheEndIsCancelled() {
+        let subscriber = TestSubscriber<Int, TestError>()
+        let producer = ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum")
+        producer.receive(subscription: ManualPublisher<Int, TestError>.Subscription())
+        producer.receive(completion: .finished)
+        let late = ManualPublisher<Int, TestError>.Subscription()
+        producer.receive(subscription: late)
+        #expect(late.cancelCount == 1)
+        #expect(late.requests == [])
+        #expect(subscriber.subscriptionsReceived == 1)
+    }
+
+    /// Even an answer without a value waits for demand, as Apple's does.
+    @Test func finishesWithoutAValueWhenThereIsNoResultOnceAsked() {
+        let (upstream, subscriber) = attach(SumUntil(hasResult: false), demand: .none)
         upstream.send(completion: .finished)
         #expect(subscriber.eventDescriptions == ["subscription(Sum)"])
         subscriber.request(.max(1))
-        #expect(subscriber.eventDescriptions == ["subscription(Sum)", "value(4)", "finished"])
-        subscriber.request(.max(1))
-        #expect(subscriber.eventDescriptions.count == 3)
-    }
-
-    @Test func finishesWithoutAValueWhenThereIsNoResult() {
-        let (upstream, subscriber) = attach(SumUntil(hasResult: false), demand: .none)
-        upstream.send(completion: .finished)
         #expect(subscriber.eventDescriptions == ["subscription(Sum)", "finished"])
+
+        let (eager, asked) = attach(SumUntil(hasResult: false), demand: .max(1))
+        eager.send(completion: .finished)
+        #expect(asked.eventDescriptions == ["subscription(Sum)", "finished"])
     }
 
     @Test func passesAFailureThroughWithoutDemand() {
@@ -99,7 +169,7 @@ struct ReducingProducerTests {
         #expect(subscriber.eventDescriptions == ["subscription(Sum)"])
         subscriber.request(.max(3))
         #expect(subscriber.eventDescriptions == ["subscription(Sum)", "value(1)", "finished"])
-        #expect(upstream.subscription.requests == [])  // decided before asking for anything
+        #expect(upstream.subscription.requests == [.unlimited])  // only the one made on subscription
     }
 
     @Test func failingStepCancelsUpstreamAndFailsOnce() {
@@ -195,12 +265,21 @@ struct ReducingProducerTests {
         #expect(producer != nil)
     }
 
+    /// Apple's reduce-like mirror: `downstream`, `result`, `initial`, `status`.
     @Test func descriptionMirrorAndPlayground() {
-        let subscriber = TestSubscriber<Int, TestError>()
-        let producer = ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum")
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+        let producer = ReducingProducer(reducer: SumUntil(), downstream: subscriber, name: "Sum", initial: 10)
         #expect(producer.description == "Sum")
         #expect(producer.playgroundDescription as? String == "Sum")
-        #expect(Mirror(reflecting: producer).children.map(\.label) == ["downstream"])
+        let children = Mirror(reflecting: producer).children
+        #expect(children.map(\.label) == ["downstream", "result", "initial", "status"])
+        #expect(String(describing: children.first!.value).contains("TestSubscriber"))
+        #expect(String(describing: Array(children)[2].value) == "Optional(10)")
+        let subscription = ManualPublisher<Int, TestError>.Subscription()
+        producer.receive(subscription: subscription)
+        _ = producer.receive(4)
+        producer.receive(completion: .finished)
+        #expect(String(describing: Array(Mirror(reflecting: producer).children)[1].value) == "Optional(4)")
     }
 
     @Test func concurrentRequestsAndCancelDeliverAtMostOnce() {

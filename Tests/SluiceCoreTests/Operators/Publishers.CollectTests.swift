@@ -31,11 +31,30 @@ struct CollectTests {
         #expect(subscriber.eventDescriptions == ["subscription(Collect)", "failure(TestError(code: 2))"])
     }
 
+    /// Apple's mirror of `Collect`'s subscription has one child: the number collected so far.
+    @Test func descriptionAndMirrorCountTheElements() throws {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<[Int], Never>(initialDemand: .none)
+        upstream.collect().subscribe(subscriber)
+        let subscription = try #require(subscriber.subscription)
+        #expect(String(describing: subscription) == "Collect")
+        #expect((subscription as? any CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "Collect")
+        func children() -> [String] {
+            Mirror(reflecting: subscription).children.map { "\($0.label ?? "nil"): \($0.value)" }
+        }
+        #expect(children() == ["count: 0"])
+        upstream.send(7)
+        upstream.send(8)
+        #expect(children() == ["count: 2"])
+    }
+
     @Test func waitsForDemandEvenAfterTheUpstreamFinished() {
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<[Int], Never>(initialDemand: .none)
         upstream.collect().subscribe(subscriber)
-        #expect(upstream.subscription.requests == [])
+        // As Apple's: everything is requested upstream at once, whatever the subscriber asks.
+        #expect(upstream.subscription.requests == [.unlimited])
         subscriber.request(.max(1))
         #expect(upstream.subscription.requests == [.unlimited])
         upstream.send(1)

@@ -34,9 +34,12 @@ struct ComparisonTests {
         #expect(maximum.values == [items.max { $0.key < $1.key }!])
     }
 
+    /// An empty upstream: just `.finished` — once the subscriber asks, as Apple's.
     @Test func emptyUpstreamJustFinishes() {
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
         Empty<Int, Never>().max().subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(Comparison)"])
+        subscriber.request(.max(1))
         #expect(subscriber.eventDescriptions == ["subscription(Comparison)", "finished"])
     }
 

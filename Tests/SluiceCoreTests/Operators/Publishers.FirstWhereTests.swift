@@ -17,16 +17,30 @@ struct FirstWhereTests {
         upstream.send(3)
         #expect(calls == 2)
         #expect(upstream.subscription.cancelCount == 1)
-        #expect(subscriber.eventDescriptions == ["subscription(FirstWhere)", "value(2)", "finished"])
+        #expect(subscriber.eventDescriptions == ["subscription(TryFirst)", "value(2)", "finished"])
+    }
+
+    /// Apple describes `first(where:)`'s subscription as "TryFirst", with the reduce-like mirror.
+    @Test func descriptionMirrorAndPlayground() throws {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.first { $0 > 1 }.subscribe(subscriber)
+        let subscription = try #require(subscriber.subscription)
+        #expect(String(describing: subscription) == "TryFirst")
+        #expect((subscription as? any CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "TryFirst")
+        #expect(Mirror(reflecting: subscription).children.map(\.label)
+            == ["downstream", "result", "initial", "status"])
+        #expect(upstream.subscriberDescription == "TryFirst")
     }
 
     @Test func noMatchAndFailure() {
         let subscriber = TestSubscriber<Int, Never>()
         [1, 2].publisher.eraseToAnyPublisher().first { $0 > 5 }.subscribe(subscriber)
-        #expect(subscriber.eventDescriptions == ["subscription(FirstWhere)", "finished"])
+        #expect(subscriber.eventDescriptions == ["subscription(TryFirst)", "finished"])
         let failing = TestSubscriber<Int, TestError>()
         Fail<Int, TestError>(error: TestError(code: 1)).first { _ in true }.subscribe(failing)
-        #expect(failing.eventDescriptions == ["subscription(FirstWhere)", "failure(TestError(code: 1))"])
+        #expect(failing.eventDescriptions == ["subscription(TryFirst)", "failure(TestError(code: 1))"])
     }
 
     @Test func waitsForDemandAndCancel() {

@@ -52,6 +52,19 @@ struct ReduceTests {
         #expect(upstream.subscriberDescription == "Reduce")
     }
 
+    /// Apple's reduce-like mirror, whose `initial` child is the initial result.
+    @Test func mirrorShowsTheInitialResult() throws {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.reduce(42, +).subscribe(subscriber)
+        let subscription = try #require(subscriber.subscription)
+        let children = Array(Mirror(reflecting: subscription).children)
+        #expect(children.map(\.label) == ["downstream", "result", "initial", "status"])
+        #expect(String(describing: children[2].value) == "Optional(42)")
+        #expect((subscription as? any CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "Reduce")
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().reduce(0, +) }
     }
