@@ -94,7 +94,12 @@ final class VirtualTimeScheduler: Scheduler {
         while index > head, entries[index - 1].due > due {
             index -= 1
         }
-        entries.insert(Entry(due: due, order: scheduled, action: action, repetition: repetition), at: index)
+        let entry = Entry(due: due, order: scheduled, action: action, repetition: repetition)
+        if index == entries.endIndex {
+            entries.append(entry)   // the usual case: a fixed interval from a clock that only moves forward
+        } else {
+            entries.insert(entry, at: index)
+        }
     }
 
     func schedule(options: Never?, _ action: @escaping () -> Void) {
