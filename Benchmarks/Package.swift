@@ -7,11 +7,13 @@ import PackageDescription
 // `-Xswiftc -warnings-as-errors` (the dependencies build without warnings too).
 
 // The operators behind the optional workloads that Sluice has: the Sluice version of each workload
-// named here compiles (`#if HAS_<NAME>`). Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST".
-let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST"]
+// named here compiles (`#if HAS_<NAME>`). Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST",
+// "VALUES" (`publisher.values`), "ASYNCSEQUENCEPUBLISHER" (`asyncSequence.asPublisher`, Sluice's own).
+let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST", "VALUES", "ASYNCSEQUENCEPUBLISHER"]
 
-// The same list for OpenCombine 0.14.0, which has no merge and no combineLatest.
-let openCombineHas: [String] = ["FLATMAP", "ZIP"]
+// The same list for OpenCombine 0.14.0, which has no merge, no combineLatest and no AsyncSequence →
+// publisher bridge.
+let openCombineHas: [String] = ["FLATMAP", "ZIP", "VALUES"]
 
 let package = Package(
     name: "SluiceBenchmarks",
@@ -25,15 +27,25 @@ let package = Package(
         // Helpers shared by the implementations: an atomic total, running on two threads.
         .target(name: "WorkloadSupport"),
         // The same pipelines, file for file, written against each library: the two folders hold
-        // identical files but for the `import` line (`./check-identical` verifies it).
+        // identical files but for the `import` line (`./check-identical` verifies it), and but for
+        // LibraryShim.swift, which gives what the libraries spell differently (their DispatchQueue
+        // schedulers, from Sluice and OpenCombineDispatch) one spelling.
         .target(
             name: "SluiceWorkloads",
-            dependencies: ["WorkloadSupport", .product(name: "SluiceCore", package: "Sluice")],
+            dependencies: [
+                "WorkloadSupport",
+                .product(name: "SluiceCore", package: "Sluice"),
+                .product(name: "Sluice", package: "Sluice"),
+            ],
             swiftSettings: sluiceHas.map { .define("HAS_\($0)") }
         ),
         .target(
             name: "OpenCombineWorkloads",
-            dependencies: ["WorkloadSupport", .product(name: "OpenCombine", package: "OpenCombine")],
+            dependencies: [
+                "WorkloadSupport",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ],
             swiftSettings: openCombineHas.map { .define("HAS_\($0)") }
         ),
         // The same work as a hand-written loop, a plain `for await` loop, and AsyncSequence operators.

@@ -47,18 +47,6 @@ struct AsyncJust<Element>: AsyncSequence, AsyncIteratorProtocol {
     func makeAsyncIterator() -> Self { self }
 }
 
-/// `0..<n` as an `AsyncStream`, yielded by a task of its own while the caller iterates.
-func streamOfRange(_ n: Int) -> AsyncStream<Int> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
-    Task {
-        for value in 0..<n {
-            continuation.yield(value)
-        }
-        continuation.finish()
-    }
-    return stream
-}
-
 /// Sums what `stream` yields until it finishes.
 func sum(of stream: AsyncStream<Int>) async -> Int {
     var sum = 0

@@ -1,3 +1,5 @@
+import WorkloadSupport
+
 /// Ten `+ 1`s per element as a hand-written loop.
 func deepMapLoop(_ n: Int) -> Int {
     var sum = 0

@@ -1,3 +1,5 @@
+import WorkloadSupport
+
 /// `flatMap { Just($0) }` as a hand-written loop: the identity.
 func flatMapJustLoop(_ n: Int) -> Int {
     var sum = 0

@@ -1,3 +1,5 @@
+import WorkloadSupport
+
 /// Each workload as a hand-written loop, by workload name: `f(n)` does the same work as the
 /// publisher pipelines for `n` elements and returns the same checksum.
 public let loopImplementations: [String: @Sendable (Int) -> Int] = [
@@ -13,6 +15,9 @@ public let loopImplementations: [String: @Sendable (Int) -> Int] = [
     "merge": mergeLoop,
     "zip": zipLoop,
     "combineLatest": combineLatestLoop,
+    "receiveOnSerialQueue": receiveOnSerialQueueLoop,
+    "receiveOnImmediate": { passthroughSendLoop($0, observers: 1) },
+    "debounceVirtualTime": debounceVirtualTimeLoop,
 ]
 
 /// Each workload as a plain `for await` loop over `AsyncStream`s, the work in its body: a stream of
@@ -25,6 +30,8 @@ public let forAwaitImplementations: [String: @Sendable (Int) async -> Int] = [
     "passthroughSend10": { await passthroughSendAsync($0, consumers: 10) },
     "flatMapJust": flatMapJustForAwait,
     "twoThreadSend": twoThreadSendAsync,
+    "valuesForAwait": { await fold(streamOfRange($0)) },
+    "asyncSequencePublisher": { await fold(streamOfRange($0)) },
 ]
 
 /// Each sequence workload through the standard library's AsyncSequence operators (`map`,

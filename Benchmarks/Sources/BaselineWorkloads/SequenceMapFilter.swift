@@ -1,3 +1,5 @@
+import WorkloadSupport
+
 /// `sequence → map → filter → sink` as a hand-written loop.
 func sequenceMapFilterLoop(_ n: Int) -> Int {
     var sum = 0

@@ -18,6 +18,9 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,
         "twoThreadSend": twoThreadSend,
+        "receiveOnSerialQueue": receiveOnSerialQueue,
+        "receiveOnImmediate": receiveOnImmediate,
+        "debounceVirtualTime": debounceVirtualTime,
     ]
     #if HAS_FLATMAP
     table["flatMapJust"] = flatMapJust
@@ -30,6 +33,18 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
     #endif
     #if HAS_COMBINELATEST
     table["combineLatest"] = combineLatestPump
+    #endif
+    return table
+}()
+
+/// The same for the workloads whose bodies are `async`.
+public let asyncImplementations: [String: @Sendable (Int) async -> Int] = {
+    var table: [String: @Sendable (Int) async -> Int] = [:]
+    #if HAS_VALUES
+    table["valuesForAwait"] = valuesForAwait
+    #endif
+    #if HAS_ASYNCSEQUENCEPUBLISHER
+    table["asyncSequencePublisher"] = asyncSequencePublisher
     #endif
     return table
 }()

@@ -34,3 +34,16 @@ public struct UncheckedSendable<Value>: @unchecked Sendable {
 public func onThreads(_ threads: Int, _ body: @Sendable (Int) -> Void) {
     DispatchQueue.concurrentPerform(iterations: threads, execute: body)
 }
+
+/// `0..<n` as an `AsyncStream`, yielded by a task of its own while the caller iterates (the
+/// `for await` baselines' source, and the sequence of `asyncSequencePublisher`).
+public func streamOfRange(_ n: Int) -> AsyncStream<Int> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+    Task {
+        for value in 0..<n {
+            continuation.yield(value)
+        }
+        continuation.finish()
+    }
+    return stream
+}

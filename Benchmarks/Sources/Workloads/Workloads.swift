@@ -40,8 +40,12 @@ public struct Workload: Sendable {
     /// The workload's body for `implementation`, if it has one.
     public func body(_ implementation: Implementation) -> Body? {
         switch implementation {
-        case .sluice: SluiceWorkloads.implementations[name].map(Body.sync)
-        case .openCombine: OpenCombineWorkloads.implementations[name].map(Body.sync)
+        case .sluice:
+            SluiceWorkloads.implementations[name].map(Body.sync)
+                ?? SluiceWorkloads.asyncImplementations[name].map(Body.async)
+        case .openCombine:
+            OpenCombineWorkloads.implementations[name].map(Body.sync)
+                ?? OpenCombineWorkloads.asyncImplementations[name].map(Body.async)
         case .loop: loopImplementations[name].map(Body.sync)
         case .forAwait: forAwaitImplementations[name].map(Body.async)
         case .asyncOperators: asyncOperatorImplementations[name].map(Body.async)
@@ -65,6 +69,11 @@ public let workloads: [Workload] = [
     Workload(name: "merge", title: "2 subjects → merge → sink", elements: 1_000_000),
     Workload(name: "zip", title: "2 subjects → zip → sink", elements: 1_000_000),
     Workload(name: "combineLatest", title: "2 subjects → combineLatest → sink", elements: 1_000_000),
+    Workload(name: "receiveOnSerialQueue", title: "PassthroughSubject → receive(on: serial DispatchQueue) → sink", elements: 100_000),
+    Workload(name: "receiveOnImmediate", title: "PassthroughSubject → receive(on: ImmediateScheduler) → sink", elements: 1_000_000),
+    Workload(name: "debounceVirtualTime", title: "PassthroughSubject → debounce (virtual time, 1 in 4 passes) → sink", elements: 1_000_000),
+    Workload(name: "valuesForAwait", title: "sequence publisher .values → for await", elements: 100_000),
+    Workload(name: "asyncSequencePublisher", title: "AsyncStream .asPublisher → sink", elements: 100_000),
 ]
 
 /// The workload called `name`.
@@ -79,8 +88,11 @@ public func selfCheck(n: Int = 1_000) async -> [String] {
     var problems: [String] = []
     let known = Set(workloads.map(\.name))
     let tables: [(Implementation, [String])] = [
-        (.sluice, Array(SluiceWorkloads.implementations.keys)),
-        (.openCombine, Array(OpenCombineWorkloads.implementations.keys)),
+        (.sluice, Array(SluiceWorkloads.implementations.keys) + Array(SluiceWorkloads.asyncImplementations.keys)),
+        (
+            .openCombine,
+            Array(OpenCombineWorkloads.implementations.keys) + Array(OpenCombineWorkloads.asyncImplementations.keys)
+        ),
         (.loop, Array(loopImplementations.keys)),
         (.forAwait, Array(forAwaitImplementations.keys)),
         (.asyncOperators, Array(asyncOperatorImplementations.keys)),
