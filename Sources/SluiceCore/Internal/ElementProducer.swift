@@ -119,7 +119,12 @@ extension ElementStep {
 /// - Never calls out (downstream, upstream, the step) while holding its lock. `cancel()` is
 ///   idempotent, thread-safe, and releases the downstream and the upstream subscription; so does
 ///   any completion.
-/// - `description` (what `print()` and the upstream see) is the `name` given, e.g. "TryMap".
+/// - `description` (what `print()` and the upstream see) is the `name` given, e.g. "TryMap";
+///   the `customMirror` children are the step's (``ElementStep/mirrorChildren(downstream:upstream:)``).
+/// - A misbehaving upstream (events before its subscription, a subscription after an early
+///   cancel) is treated as the step's ``ElementStep/earlyEvents`` says, as Combine's operator does.
+/// - Steps may also ask the upstream for `.unlimited` (``ElementStep/requestsUnlimited``) or trap
+///   on a value without demand (``ElementStep/trapsOnValueWithoutDemand``).
 @usableFromInline
 final class ElementProducer<Step: ElementStep, Downstream: Subscriber>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable

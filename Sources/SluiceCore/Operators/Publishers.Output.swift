@@ -4,7 +4,10 @@ extension Publishers {
     ///
     /// Values before the range are dropped (their demand is replaced from the upstream); values in
     /// the range are republished; after the range's last element it cancels the upstream and
-    /// finishes.
+    /// finishes (returning, as Combine does, the demand the subscriber returned for that element).
+    /// As in Combine, values an upstream sends before its subscription are counted and published
+    /// too but never end the stream, a completion before the subscription is ignored, and a
+    /// subscription arriving after the subscriber cancelled is ignored.
     public struct Output<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
