@@ -46,6 +46,65 @@ package protocol ElementStep {
 
     /// Decides how to end when the upstream completes.
     mutating func receive(completion: Subscribers.Completion<UpstreamFailure>) -> ElementEnding<Output, Failure>
+
+    /// What the operator does with an upstream that misbehaves around its subscription (events
+    /// before it, a subscription after a cancel). Apple's operators differ here; the default is
+    /// ``EarlyEventHandling/ignore``.
+    static var earlyEvents: EarlyEventHandling { get }
+
+    /// Whether the operator asks the upstream for `.unlimited` as soon as it has passed its
+    /// subscription downstream, whatever the subscriber requests (as Combine's `replaceEmpty`
+    /// does). The default is `false`: demand passes through.
+    static var requestsUnlimited: Bool { get }
+
+    /// Whether a value that arrives while the subscriber has no outstanding demand stops the
+    /// program (as Combine's `replaceError` does). The default is `false`.
+    static var trapsOnValueWithoutDemand: Bool { get }
+
+    /// The children of the subscription's `customMirror`, as Apple's operator shows them. The
+    /// default is the downstream alone, labelled "downstream".
+    func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child]
+}
+
+/// How an ``ElementProducer`` treats a misbehaving upstream: one that sends a value or a
+/// completion, or is asked for demand, before it has sent its subscription; and a subscription
+/// that arrives after the downstream cancelled before any subscription did (a subscription that
+/// arrives after an earlier one, or after the end, is always cancelled).
+@usableFromInline
+package enum EarlyEventHandling {
+    /// Values and completions before the subscription are ignored; so is a subscription arriving
+    /// after a cancel (it is not cancelled). `dropWhile`, `replaceError`.
+    case ignore
+    /// Values before the subscription are processed and published (a completion is ignored); a
+    /// subscription arriving after a cancel is ignored. `tryMap`, `tryScan`.
+    case forwardValues
+    /// Values and a completion before the subscription are processed and published; a
+    /// subscription arriving after a cancel is ignored. `encode`, `decode`.
+    case forwardAll
+    /// A value, a completion or a downstream request before the subscription stops the program;
+    /// a subscription arriving after a cancel is cancelled. `tryFilter`, `prefix(while:)`,
+    /// `removeDuplicates`...
+    case trap
+}
+
+extension ElementStep {
+    /// Events around the subscription are ignored (see ``EarlyEventHandling/ignore``).
+    @inlinable
+    package static var earlyEvents: EarlyEventHandling { .ignore }
+
+    /// Demand passes through.
+    @inlinable
+    package static var requestsUnlimited: Bool { false }
+
+    /// Values beyond the demand are published.
+    @inlinable
+    package static var trapsOnValueWithoutDemand: Bool { false }
+
+    /// The downstream alone, labelled "downstream".
+    @inlinable
+    package func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+        [(label: "downstream", value: downstream)]
+    }
 }
 
 /// The one engine behind the element-by-element operators that need a subscription of their own:
@@ -60,7 +119,12 @@ package protocol ElementStep {
 /// - Never calls out (downstream, upstream, the step) while holding its lock. `cancel()` is
 ///   idempotent, thread-safe, and releases the downstream and the upstream subscription; so does
 ///   any completion.
-/// - `description` (what `print()` and the upstream see) is the `name` given, e.g. "TryMap".
+/// - `description` (what `print()` and the upstream see) is the `name` given, e.g. "TryMap";
+///   the `customMirror` children are the step's (``ElementStep/mirrorChildren(downstream:upstream:)``).
+/// - A misbehaving upstream (events before its subscription, a subscription after an early
+///   cancel) is treated as the step's ``ElementStep/earlyEvents`` says, as Combine's operator does.
+/// - Steps may also ask the upstream for `.unlimited` (``ElementStep/requestsUnlimited``) or trap
+///   on a value without demand (``ElementStep/trapsOnValueWithoutDemand``).
 @usableFromInline
 final class ElementProducer<Step: ElementStep, Downstream: Subscriber>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -96,6 +160,8 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     }
     /// Set by `cancel()`: nothing is sent afterwards, even mid-delivery of a last value.
     @exclusivity(unchecked) @usableFromInline var isCancelled = false
+    /// Set by a `cancel()` that came before the upstream's subscription.
+    @exclusivity(unchecked) @usableFromInline var cancelledUnsubscribed = false
 
     /// Creates the producer for one subscription; attach it upstream with `receive(subscriber:)`.
     @inlinable
@@ -109,21 +175,52 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
 
     @inlinable
     func receive(subscription: any Subscription) {
-        let target = lock.withLock { () -> Downstream? in
-            guard let downstream, upstream.attach(subscription) else { return nil }
-            return downstream
+        let (target, refuse) = lock.withLock { () -> (Downstream?, Bool) in
+            // Cancelled before any subscription arrived: Combine ignores this one, or cancels it.
+            if cancelledUnsubscribed { return (nil, Step.earlyEvents == .trap) }
+            guard let downstream, upstream.attach(subscription) else { return (nil, true) }
+            return (downstream, false)
         }
         guard let target else {
-            subscription.cancel()
+            if refuse { subscription.cancel() }
             return
         }
         target.receive(subscription: self)
+        if Step.requestsUnlimited, lock.withLock({ !upstream.isTerminal }) {
+            subscription.request(.unlimited)
+        }
     }
 
     @inlinable
     func receive(_ input: Step.Input) -> Subscribers.Demand {
-        guard lock.withLock({ upstream.subscription != nil && downstream != nil }) else { return .none }
-        switch step.value.receive(input) {
+        guard lock.withLock({ upstream.subscription != nil && downstream != nil }) else {
+            return receiveUnsubscribed(input)
+        }
+        return apply(step.value.receive(input))
+    }
+
+    /// A value from an upstream that has not sent its subscription yet, or after the end.
+    @usableFromInline @inline(never)
+    func receiveUnsubscribed(_ input: Step.Input) -> Subscribers.Demand {
+        let awaiting = lock.withLock { () -> Bool in
+            guard downstream != nil, case .awaiting = upstream else { return false }
+            return true
+        }
+        guard awaiting else { return .none }
+        switch Step.earlyEvents {
+        case .trap:
+            preconditionFailure("\(name) received a value before receiving a subscription")
+        case .ignore:
+            return .none
+        case .forwardValues, .forwardAll:
+            return apply(step.value.receive(input))
+        }
+    }
+
+    /// Carries out what the step decided for one value.
+    @inlinable
+    func apply(_ decision: ElementDecision<Step.Output, Step.Failure>) -> Subscribers.Demand {
+        switch decision {
         case .send(let output):
             return send(output)
         case .drop:
@@ -145,7 +242,9 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     func send(_ output: Step.Output) -> Subscribers.Demand {
         let target = lock.withLock { () -> Downstream? in
-            guard upstream.subscription != nil, let downstream else { return nil }
+            guard !upstream.isTerminal, let downstream else { return nil }
+            precondition(!Step.trapsOnValueWithoutDemand || demand != .none,
+                         "\(name) received a value while the subscriber had no demand")
             demand -= 1
             return downstream
         }
@@ -171,7 +270,20 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
 
     @inlinable
     func receive(completion: Subscribers.Completion<Step.UpstreamFailure>) {
-        guard lock.withLock({ upstream.finish() && downstream != nil }) else { return }
+        let proceed = lock.withLock { () -> Bool? in
+            if case .awaiting = upstream, downstream != nil {
+                switch Step.earlyEvents {
+                case .trap: return nil
+                case .ignore, .forwardValues: return false
+                case .forwardAll: break
+                }
+            }
+            return upstream.finish() && downstream != nil
+        }
+        guard let proceed else {
+            preconditionFailure("\(name) received a completion before receiving a subscription")
+        }
+        guard proceed else { return }
         switch step.value.receive(completion: completion) {
         case .complete(let completion):
             let target = lock.withLock { () -> Downstream? in
@@ -206,16 +318,20 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let (subscription, last, target) = lock.withLock {
-            () -> ((any Subscription)?, Step.Output?, Downstream?) in
-            guard let downstream else { return (nil, nil, nil) }
+        let (subscription, last, target, early) = lock.withLock {
+            () -> ((any Subscription)?, Step.Output?, Downstream?, Bool) in
+            guard let downstream else { return (nil, nil, nil, false) }
+            if Step.earlyEvents == .trap, case .awaiting = upstream { return (nil, nil, nil, true) }
             if let output = pending {
                 pending = nil
                 self.downstream = nil
-                return (nil, output, downstream)
+                return (nil, output, downstream, false)
             }
             self.demand += demand
-            return (upstream.subscription, nil, nil)
+            return (upstream.subscription, nil, nil, false)
+        }
+        if early {
+            preconditionFailure("\(name) was asked for demand before receiving a subscription")
         }
         if let last, let target {
             deliverLast(last, to: target)
@@ -229,6 +345,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         let (subscription, released, last) = lock.withLock {
             () -> ((any Subscription)?, Downstream?, Step.Output?) in
             isCancelled = true
+            if case .awaiting = upstream { cancelledUnsubscribed = true }
             defer {
                 downstream = nil
                 pending = nil
@@ -241,7 +358,8 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
 
     @usableFromInline var description: String { name }
     @usableFromInline var customMirror: Mirror {
-        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+        let (downstream, upstream) = lock.withLock { (self.downstream as Any, self.upstream) }
+        return Mirror(self, children: step.value.mirrorChildren(downstream: downstream, upstream: upstream))
     }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -93,7 +93,9 @@ extension Publishers.AssertNoFailure {
         }
 
         @usableFromInline var description: String { "AssertNoFailure" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+        @usableFromInline var customMirror: Mirror {
+            Mirror(self, children: ["file": file, "line": line, "prefix": prefix])
+        }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }

@@ -53,6 +53,8 @@ extension Publishers.CollectByCount {
         @usableFromInline var upstream = UpstreamStatus()
         @usableFromInline var downstream: Downstream?
         @usableFromInline var isCancelled = false
+        /// Set when the downstream cancels before the upstream's subscription arrived.
+        @usableFromInline var cancelledBeforeSubscription = false
 
         @inlinable
         init(downstream: Downstream, count: Int) {
@@ -62,10 +64,14 @@ extension Publishers.CollectByCount {
 
         @inlinable
         func receive(subscription: any Subscription) {
-            let attached = lock.withLock { () -> Bool in
+            let attached = lock.withLock { () -> Bool? in
+                // As in Combine, a subscription arriving after a cancel that came before any
+                // subscription is ignored, not cancelled.
+                if cancelledBeforeSubscription { return nil }
                 guard downstream != nil else { return false }
                 return upstream.attach(subscription)
             }
+            guard let attached else { return }
             guard attached else {
                 subscription.cancel()
                 return
@@ -112,6 +118,7 @@ extension Publishers.CollectByCount {
         func cancel() {
             let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
                 isCancelled = true
+                if case .awaiting = upstream { cancelledBeforeSubscription = true }
                 defer { downstream = nil }
                 return (upstream.detach(), downstream)
             }
@@ -121,7 +128,9 @@ extension Publishers.CollectByCount {
 
         @usableFromInline var description: String { "CollectByCount" }
         @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any, "count": count])
+            let (downstream, subscription) = lock.withLock { (self.downstream as Any, upstream.subscription as Any) }
+            return Mirror(self, children: ["downstream": downstream, "upstreamSubscription": subscription,
+                                           "buffer": buffer, "count": count])
         }
         @usableFromInline var playgroundDescription: Any { description }
     }

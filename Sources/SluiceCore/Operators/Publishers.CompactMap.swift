@@ -67,7 +67,7 @@ struct CompactMapSubscriber<Input, Downstream: Subscriber>: Subscriber, CustomSt
     }
 
     @usableFromInline var description: String { "CompactMap" }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
 

@@ -41,6 +41,16 @@ extension Publishers.Decode {
     /// Decodes each value; a decoding error ends the stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: values and a completion before the subscription are still published.
+        @inlinable static var earlyEvents: EarlyEventHandling { .forwardAll }
+
+        /// As in Combine: the downstream, whether the stream has ended, and the upstream subscription.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            [(label: "downstream", value: downstream), (label: "finished", value: upstream.isTerminal),
+             (label: "upstreamSubscription", value: upstream.subscription as Any)]
+        }
+
         @usableFromInline let decoder: Coder
 
         @inlinable

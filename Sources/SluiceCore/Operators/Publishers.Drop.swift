@@ -1,11 +1,12 @@
 extension Publishers {
     /// A publisher that omits a specified number of elements before republishing later elements.
     ///
-    /// `Drop` has a subscription of its own (named "Drop"). Demand: the downstream's first request
-    /// is forwarded upstream increased by ``count``, so that the dropped elements never use the
-    /// downstream's demand — a subscriber that asks for `.max(1)` receives the first element after
-    /// the dropped ones. Later requests, and the demand returned from `receive(_:)`, pass through
-    /// unchanged.
+    /// `Drop` has a subscription of its own (named "Drop"), which, as in Combine, reaches the
+    /// subscriber before the operator subscribes upstream. Demand: what the subscriber requests
+    /// before the upstream's subscription arrives is kept, and asked for together with ``count``
+    /// when it arrives (so the dropped elements never use the subscriber's demand: a subscriber
+    /// that asks for `.max(1)` receives the first element after the dropped ones). Later requests,
+    /// and the demand returned from `receive(_:)`, pass through unchanged.
     public struct Drop<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -24,18 +25,23 @@ extension Publishers {
         ///
         /// - Parameters:
         ///   - upstream: The publisher from which this publisher receives elements.
-        ///   - count: The number of elements to drop; must not be negative.
+        ///   - count: The number of elements to drop; must not be negative (as in Combine, a
+        ///     negative count traps when the publisher is subscribed to).
         @inlinable
         public init(upstream: Upstream, count: Int) {
-            precondition(count >= 0, "Can't drop a negative number of elements")
             self.upstream = upstream
             self.count = count
         }
 
-        /// Attaches the subscriber through the operator's own subscription.
+        /// Gives the subscriber the operator's own subscription, then subscribes upstream.
+        ///
+        /// - Precondition: ``count`` is not negative.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, count: count))
+            precondition(count >= 0, "Can't drop a negative number of elements")
+            let inner = Inner(downstream: subscriber, count: count)
+            subscriber.receive(subscription: inner)
+            upstream.receive(subscriber: inner)
         }
     }
 }
@@ -46,7 +52,8 @@ extension Publishers.Drop {
     /// The upstream's subscriber and the downstream's subscription of `Drop`.
     ///
     /// The countdown of elements still to drop is touched only by the upstream's serialised
-    /// `receive` calls; the lock guards the two sides' references and the first-request flag.
+    /// `receive` calls; the lock guards the two sides' references and the demand requested before
+    /// the upstream's subscription arrived.
     @usableFromInline
     final class Inner<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
         CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -55,43 +62,47 @@ extension Publishers.Drop {
         @usableFromInline typealias Failure = Upstream.Failure
 
         @usableFromInline let lock = Lock()
-        /// The number of elements to drop: added to the first request.
-        @usableFromInline let count: Int
         /// Elements still to drop; touched only by the upstream's serialised calls.
         @usableFromInline var remaining: Int
         // Guarded by `lock`:
         @usableFromInline var upstream = UpstreamStatus()
         @usableFromInline var downstream: Downstream?
-        /// `false` until the downstream's first request (which carries the count upstream).
-        @usableFromInline var hasRequested = false
+        /// What the subscriber requested before the upstream's subscription arrived.
+        @usableFromInline var pendingDemand = Subscribers.Demand.none
 
         @inlinable
         init(downstream: Downstream, count: Int) {
             self.downstream = downstream
-            self.count = count
             remaining = count
         }
 
         @inlinable
         func receive(subscription: any Subscription) {
-            let target = lock.withLock { () -> Downstream? in
-                guard let downstream, upstream.attach(subscription) else { return nil }
-                return downstream
+            let (accepted, demand) = lock.withLock { () -> (Bool?, Subscribers.Demand) in
+                // As in Combine, a subscription arriving after a cancel or the end is ignored.
+                if upstream.isTerminal { return (nil, .none) }
+                guard upstream.attach(subscription) else { return (false, .none) }
+                defer { pendingDemand = .none }
+                return (true, pendingDemand)
             }
-            guard let target else {
+            switch accepted {
+            case true?:
+                let demand = demand + remaining
+                if demand != .none { subscription.request(demand) }
+            case false?:
                 subscription.cancel()
-                return
+            case nil:
+                break
             }
-            target.receive(subscription: self)
         }
 
         @inlinable
         func receive(_ input: Upstream.Output) -> Subscribers.Demand {
             if remaining > 0 {
                 remaining -= 1
-                return .none  // the first request already asked for it
+                return .none  // asked for with the subscription
             }
-            guard let target = lock.withLock({ upstream.subscription != nil ? downstream : nil }) else {
+            guard let target = lock.withLock({ upstream.isTerminal ? nil : downstream }) else {
                 return .none
             }
             return target.receive(input)
@@ -110,12 +121,12 @@ extension Publishers.Drop {
         @inlinable
         func request(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
-            let (subscription, first) = lock.withLock { () -> ((any Subscription)?, Bool) in
-                guard downstream != nil else { return (nil, false) }
-                defer { hasRequested = true }
-                return (upstream.subscription, !hasRequested)
+            let subscription = lock.withLock { () -> (any Subscription)? in
+                guard downstream != nil else { return nil }
+                if case .awaiting = upstream { pendingDemand += demand }
+                return upstream.subscription
             }
-            subscription?.request(first ? demand + count : demand)
+            subscription?.request(demand)
         }
 
         @inlinable
@@ -129,9 +140,7 @@ extension Publishers.Drop {
         }
 
         @usableFromInline var description: String { "Drop" }
-        @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
-        }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }
@@ -150,8 +159,9 @@ extension Publisher {
     /// // Prints: "6 7 8 9 10 "
     /// ```
     ///
-    /// The first downstream request asks the upstream for `count` more elements, so the dropped
-    /// elements don't use the subscriber's demand.
+    /// The operator asks the upstream for `count` more elements than the subscriber requested
+    /// before the upstream's subscription arrived, so the dropped elements don't use the
+    /// subscriber's demand.
     ///
     /// - Parameter count: The number of elements to omit. The default is `1`.
     /// - Returns: A publisher that doesn't republish the first `count` elements.

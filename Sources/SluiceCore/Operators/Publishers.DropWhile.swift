@@ -43,6 +43,12 @@ extension Publishers.DropWhile {
     /// Drops while the predicate holds, then lets everything through.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine, the subscription's mirror has no children.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            []
+        }
+
         @usableFromInline let predicate: (Upstream.Output) -> Bool
         @usableFromInline var isDropping = true
 

@@ -67,7 +67,7 @@ struct FilterSubscriber<Downstream: Subscriber>: Subscriber, CustomStringConvert
     }
 
     @usableFromInline var description: String { "Filter" }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
 

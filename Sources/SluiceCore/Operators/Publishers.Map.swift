@@ -73,7 +73,7 @@ struct MapSubscriber<Input, Downstream: Subscriber>: Subscriber, CustomStringCon
     }
 
     @usableFromInline var description: String { "Map" }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
 

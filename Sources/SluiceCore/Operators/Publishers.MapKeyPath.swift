@@ -22,7 +22,9 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath = self.keyPath
-            upstream.receive(subscriber: KeyPathInner(downstream: subscriber) { $0[keyPath: keyPath] })
+            upstream.receive(subscriber: KeyPathInner(downstream: subscriber, keyPaths: [keyPath]) {
+                $0[keyPath: keyPath]
+            })
         }
     }
 }
@@ -37,11 +39,14 @@ struct KeyPathInner<Input, Downstream: Subscriber>: Subscriber, CustomStringConv
 
     @usableFromInline let downstream: Downstream
     @usableFromInline let project: (Input) -> Downstream.Input
+    /// The key paths projected, for the description and the mirror only.
+    @usableFromInline let keyPaths: [AnyKeyPath]
     @usableFromInline let combineIdentifier = CombineIdentifier()
 
     @inlinable
-    init(downstream: Downstream, project: @escaping (Input) -> Downstream.Input) {
+    init(downstream: Downstream, keyPaths: [AnyKeyPath], project: @escaping (Input) -> Downstream.Input) {
         self.downstream = downstream
+        self.keyPaths = keyPaths
         self.project = project
     }
 
@@ -60,8 +65,14 @@ struct KeyPathInner<Input, Downstream: Subscriber>: Subscriber, CustomStringConv
         downstream.receive(completion: completion)
     }
 
-    @usableFromInline var description: String { "ValueForKey" }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+    /// As in Combine: "ValueForKey" for one key path, "ValueForKeys" for several.
+    @usableFromInline var description: String { keyPaths.count == 1 ? "ValueForKey" : "ValueForKeys" }
+    /// As in Combine: the key path ("keyPath"), or each of them ("keyPath0", "keyPath1"...).
+    @usableFromInline var customMirror: Mirror {
+        if keyPaths.count == 1 { return Mirror(self, children: ["keyPath": keyPaths[0]]) }
+        let children = keyPaths.enumerated().map { (label: Optional("keyPath\($0.offset)"), value: $0.element as Any) }
+        return Mirror(self, children: children)
+    }
     @usableFromInline var playgroundDescription: Any { description }
 }
 

@@ -4,7 +4,10 @@ extension Publishers {
     ///
     /// Values before the range are dropped (their demand is replaced from the upstream); values in
     /// the range are republished; after the range's last element it cancels the upstream and
-    /// finishes.
+    /// finishes (returning, as Combine does, the demand the subscriber returned for that element).
+    /// As in Combine, values an upstream sends before its subscription are counted and published
+    /// too but never end the stream, a completion before the subscription is ignored, and a
+    /// subscription arriving after the subscriber cancelled is ignored.
     public struct Output<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -54,6 +57,8 @@ extension Publishers.Output {
         @usableFromInline var downstream: Downstream?
         /// The index of the next upstream value.
         @usableFromInline var index = 0
+        /// Set by a `cancel()` that came before the upstream's subscription.
+        @usableFromInline var cancelledUnsubscribed = false
 
         @inlinable
         init(downstream: Downstream, range: CountableRange<Int>) {
@@ -63,12 +68,15 @@ extension Publishers.Output {
 
         @inlinable
         func receive(subscription: any Subscription) {
-            let target = lock.withLock { () -> Downstream? in
-                guard let downstream, upstream.attach(subscription) else { return nil }
-                return downstream
+            let (target, refuse) = lock.withLock { () -> (Downstream?, Bool) in
+                // As in Combine, a subscription arriving after a cancel that came before any
+                // subscription is ignored, not cancelled.
+                if cancelledUnsubscribed { return (nil, false) }
+                guard let downstream, upstream.attach(subscription) else { return (nil, true) }
+                return (downstream, false)
             }
             guard let target else {
-                subscription.cancel()
+                if refuse { subscription.cancel() }
                 return
             }
             target.receive(subscription: self)
@@ -82,14 +90,17 @@ extension Publishers.Output {
         @inlinable
         func receive(_ input: Upstream.Output) -> Subscribers.Demand {
             let step = lock.withLock { () -> Step in
-                guard upstream.subscription != nil, let downstream else { return .ignore }
+                // As in Combine, values that arrive before the subscription are counted and
+                // published too, but they never end the stream.
+                guard !upstream.isTerminal, let downstream else { return .ignore }
+                let subscribed = upstream.subscription != nil
                 let position = index
                 index += 1
                 if position < range.lowerBound { return .drop }
                 if position < range.upperBound {
-                    return .forward(downstream, last: position == range.upperBound - 1)
+                    return .forward(downstream, last: subscribed && position == range.upperBound - 1)
                 }
-                return .finish
+                return subscribed ? .finish : .ignore
             }
             switch step {
             case .ignore:
@@ -98,11 +109,8 @@ extension Publishers.Output {
                 return .max(1)
             case .forward(let target, let last):
                 let demand = target.receive(input)
-                if last {
-                    finishEarly()
-                    return .none
-                }
-                return demand
+                if last { finishEarly() }
+                return demand  // as in Combine, even for the last value
             case .finish:
                 finishEarly()
                 return .none
@@ -124,6 +132,8 @@ extension Publishers.Output {
         @inlinable
         func receive(completion: Subscribers.Completion<Upstream.Failure>) {
             let target = lock.withLock { () -> Downstream? in
+                // As in Combine, a completion before the subscription is ignored.
+                if case .awaiting = upstream { return nil }
                 guard upstream.finish() else { return nil }
                 defer { downstream = nil }
                 return downstream
@@ -140,6 +150,7 @@ extension Publishers.Output {
         @inlinable
         func cancel() {
             let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+                if case .awaiting = upstream { cancelledUnsubscribed = true }
                 defer { downstream = nil }
                 return (upstream.detach(), downstream)
             }
@@ -149,7 +160,7 @@ extension Publishers.Output {
 
         @usableFromInline var description: String { "Output" }
         @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["range": range])
+            Mirror(self, children: [:])
         }
         @usableFromInline var playgroundDescription: Any { description }
     }

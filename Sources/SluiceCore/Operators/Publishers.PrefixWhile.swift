@@ -43,6 +43,9 @@ extension Publishers.PrefixWhile {
     /// Sends while the predicate holds; finishes at the first element that fails it.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: an event or a request before the subscription traps.
+        @inlinable static var earlyEvents: EarlyEventHandling { .trap }
+
         @usableFromInline let predicate: (Upstream.Output) -> Bool
 
         @inlinable

@@ -1,9 +1,9 @@
 extension Publishers {
     /// A publisher that publishes only elements that don't match the previous element.
     ///
-    /// `RemoveDuplicates` adds no subscription of its own. A duplicate is replaced by asking the
-    /// upstream for one more value (returning `.max(1)` from `receive`), so a subscriber with
-    /// limited demand still receives every distinct value. Each value, published or not, becomes
+    /// `RemoveDuplicates` has a subscription of its own (named "RemoveDuplicates"). A duplicate is
+    /// replaced by asking the upstream for one more value (returning `.max(1)` from `receive`), so
+    /// a subscriber with limited demand still receives every distinct value. Each value, published or not, becomes
     /// the "previous element" the next one is compared with.
     public struct RemoveDuplicates<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
@@ -26,58 +26,55 @@ extension Publishers {
             self.predicate = predicate
         }
 
-        /// Attaches the subscriber, wrapped so that duplicates don't reach it.
+        /// Attaches the subscriber through the operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, predicate: predicate))
+            upstream.receive(subscriber: ElementProducer(step: Step(predicate: predicate), downstream: subscriber,
+                                                         name: "RemoveDuplicates"))
         }
     }
 }
 
 extension Publishers.RemoveDuplicates {
-    /// The subscriber `RemoveDuplicates` puts upstream: forwards values that differ from the
-    /// previous one, and replaces the demand a duplicate used.
+    /// Drops values equivalent to the previous one.
     ///
-    /// The previous value is touched only from the upstream's `receive(_:)`, which the contract
-    /// serialises; so it needs no lock.
+    /// As in Combine, the operator has a subscription of its own ("RemoveDuplicates"): an event or
+    /// a request before the upstream's subscription traps, and a subscription arriving after a
+    /// cancel is cancelled.
     @usableFromInline
-    final class Inner<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible, @unchecked Sendable
-    where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failure {
-        @usableFromInline typealias Input = Upstream.Output
-        @usableFromInline typealias Failure = Upstream.Failure
+    struct Step: ElementStep {
+        /// As in Combine: an event or a request before the subscription traps.
+        @inlinable static var earlyEvents: EarlyEventHandling { .trap }
 
-        @usableFromInline let downstream: Downstream
+        /// As in Combine: the downstream and the last value received.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            [(label: "downstream", value: downstream), (label: "last", value: last as Any)]
+        }
+
         @usableFromInline let predicate: (Upstream.Output, Upstream.Output) -> Bool
+        /// The previous value; every value, published or not, becomes the previous one.
         @usableFromInline var last: Upstream.Output?
 
         @inlinable
-        init(downstream: Downstream, predicate: @escaping (Upstream.Output, Upstream.Output) -> Bool) {
-            self.downstream = downstream
+        init(predicate: @escaping (Upstream.Output, Upstream.Output) -> Bool) {
             self.predicate = predicate
         }
 
         @inlinable
-        func receive(subscription: any Subscription) {
-            downstream.receive(subscription: subscription)
-        }
-
-        @inlinable
-        func receive(_ input: Upstream.Output) -> Subscribers.Demand {
+        mutating func receive(_ input: Upstream.Output) -> ElementDecision<Upstream.Output, Upstream.Failure> {
             let previous = last
             last = input
-            if let previous, predicate(previous, input) { return .max(1) }
-            return downstream.receive(input)
+            if let previous, predicate(previous, input) { return .drop }
+            return .send(input)
         }
 
         @inlinable
-        func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            downstream.receive(completion: completion)
+        func receive(completion: Subscribers.Completion<Upstream.Failure>)
+            -> ElementEnding<Upstream.Output, Upstream.Failure>
+        {
+            .complete(completion)
         }
-
-        @usableFromInline var description: String { "RemoveDuplicates" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
-        @usableFromInline var playgroundDescription: Any { description }
     }
 }
 

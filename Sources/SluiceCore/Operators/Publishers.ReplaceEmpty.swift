@@ -1,9 +1,14 @@
 extension Publishers {
     /// A publisher that replaces an empty stream with a provided element.
     ///
-    /// `ReplaceEmpty` has a subscription of its own (named "ReplaceEmpty"): values, demand and a
-    /// failure pass through; when the upstream finishes without having published anything, it
-    /// publishes ``output`` — as soon as the downstream has demand for it — and then finishes.
+    /// `ReplaceEmpty` has a subscription of its own (named "ReplaceEmpty"): values, the
+    /// subscriber's requests and a failure pass through; when the upstream finishes without having
+    /// published anything, it publishes ``output`` — as soon as the downstream has demand for it —
+    /// and then finishes.
+    ///
+    /// As in Combine, once the subscriber has its subscription the operator also asks the upstream
+    /// for `.unlimited`, and republishes every value it gets: the subscriber may receive more
+    /// values than it requested (an exception to contract rule 2).
     public struct ReplaceEmpty<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -40,6 +45,16 @@ extension Publishers.ReplaceEmpty {
     /// the replacement value and `.finished`.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: the upstream is asked for everything once the subscriber has its
+        /// subscription, and values pass on whatever the subscriber's demand.
+        @inlinable static var requestsUnlimited: Bool { true }
+
+        /// As in Combine, the subscription's mirror has no children.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            []
+        }
+
         @usableFromInline let output: Upstream.Output
         @usableFromInline var isEmpty = true
 

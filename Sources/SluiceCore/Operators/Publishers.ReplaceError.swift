@@ -38,6 +38,15 @@ extension Publishers.ReplaceError {
     /// Passes values through; turns a failure into the replacement value and `.finished`.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: a value while the subscriber has no demand stops the program.
+        @inlinable static var trapsOnValueWithoutDemand: Bool { true }
+
+        /// As in Combine, the subscription's mirror has no children.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            []
+        }
+
         @usableFromInline let output: Upstream.Output
 
         @inlinable

@@ -67,7 +67,7 @@ extension Publishers.SetFailureType {
         }
 
         @usableFromInline var description: String { "SetFailureType" }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["downstream": downstream]) }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }

@@ -37,6 +37,9 @@ extension Publishers.TryCompactMap {
     /// Publishes the non-`nil` results; a thrown error ends the stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: an event or a request before the subscription traps.
+        @inlinable static var earlyEvents: EarlyEventHandling { .trap }
+
         @usableFromInline let transform: (Upstream.Output) throws -> Output?
 
         @inlinable

@@ -44,6 +44,12 @@ extension Publishers.TryDropWhile {
     /// stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine, the subscription's mirror has no children.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            []
+        }
+
         @usableFromInline let predicate: (Upstream.Output) throws -> Bool
         @usableFromInline var isDropping = true
 

@@ -36,6 +36,15 @@ extension Publishers.TryMap {
     /// Transforms each value; a thrown error ends the stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: a value before the subscription is still transformed and published.
+        @inlinable static var earlyEvents: EarlyEventHandling { .forwardValues }
+
+        /// As in Combine, the subscription's mirror has no children.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            []
+        }
+
         @usableFromInline let transform: (Upstream.Output) throws -> Output
 
         @inlinable

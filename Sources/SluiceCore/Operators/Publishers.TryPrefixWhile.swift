@@ -46,6 +46,9 @@ extension Publishers.TryPrefixWhile {
     /// it throws.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: an event or a request before the subscription traps.
+        @inlinable static var earlyEvents: EarlyEventHandling { .trap }
+
         @usableFromInline let predicate: (Upstream.Output) throws -> Bool
 
         @inlinable

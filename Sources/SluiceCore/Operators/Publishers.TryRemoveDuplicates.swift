@@ -39,6 +39,15 @@ extension Publishers.TryRemoveDuplicates {
     /// Drops values equivalent to the previous one; a thrown error ends the stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: an event or a request before the subscription traps.
+        @inlinable static var earlyEvents: EarlyEventHandling { .trap }
+
+        /// As in Combine: the downstream and the last value published.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            [(label: "downstream", value: downstream), (label: "last", value: last as Any)]
+        }
+
         @usableFromInline let predicate: (Upstream.Output, Upstream.Output) throws -> Bool
         @usableFromInline var last: Upstream.Output?
 

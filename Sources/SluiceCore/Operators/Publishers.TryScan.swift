@@ -41,6 +41,15 @@ extension Publishers.TryScan {
     /// Publishes each running result; a thrown error ends the stream.
     @usableFromInline
     struct Step: ElementStep {
+        /// As in Combine: a value before the subscription is still accumulated and published.
+        @inlinable static var earlyEvents: EarlyEventHandling { .forwardValues }
+
+        /// As in Combine: the downstream, the upstream status and the running result.
+        @inlinable
+        func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+            [(label: "downstream", value: downstream), (label: "status", value: upstream), (label: "result", value: result)]
+        }
+
         @usableFromInline var result: Output
         @usableFromInline let nextPartialResult: (Output, Upstream.Output) throws -> Output
 

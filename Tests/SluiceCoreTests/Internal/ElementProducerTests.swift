@@ -233,4 +233,116 @@ struct ElementProducerTests {
         #expect((producer as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "Decider")
         #expect(Mirror(reflecting: producer).children.map(\.label) == ["downstream"])
     }
+
+    @Test func mirrorChildrenComeFromTheStep() {
+        let subscriber = TestSubscriber<Int, TestError>()
+        let producer = ElementProducer(step: PolicyStep<Traps>(), downstream: subscriber, name: "Policy")
+        let mirror = Mirror(reflecting: producer)
+        #expect(mirror.children.map(\.label) == ["seen", "subscribed"])
+        #expect(mirror.children.map { String(describing: $0.value) } == ["0", "false"])
+        ManualPublisher<Int, TestError>().subscribe(producer)
+        #expect(Mirror(reflecting: producer).children.map { String(describing: $0.value) } == ["0", "true"])
+    }
+
+    // MARK: A misbehaving upstream (events before the subscription, a subscription after a cancel)
+
+    @Test func ignoreDropsEventsBeforeTheSubscription() {
+        let subscriber = TestSubscriber<Int, TestError>(demandPerValue: .max(3))
+        let producer = ElementProducer(step: PolicyStep<Ignores>(), downstream: subscriber, name: "Policy")
+        #expect(producer.receive(1) == .none)
+        producer.receive(completion: .finished)
+        #expect(subscriber.eventDescriptions == [])
+        let upstream = ManualPublisher<Int, TestError>()
+        upstream.subscribe(producer)
+        #expect(upstream.send(2) == .max(3))
+        upstream.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Policy)", "value(20)", "finished"])
+    }
+
+    @Test func forwardValuesPublishesValuesButNotACompletionBeforeTheSubscription() {
+        let subscriber = TestSubscriber<Int, TestError>(demandPerValue: .max(3))
+        let producer = ElementProducer(step: PolicyStep<ForwardsValues>(), downstream: subscriber, name: "Policy")
+        #expect(producer.receive(1) == .max(3))
+        #expect(producer.receive(-1) == .max(1))
+        producer.receive(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["value(10)"])
+    }
+
+    @Test func forwardAllPublishesValuesAndACompletionBeforeTheSubscription() {
+        let subscriber = TestSubscriber<Int, TestError>(demandPerValue: .max(3))
+        let producer = ElementProducer(step: PolicyStep<ForwardsAll>(), downstream: subscriber, name: "Policy")
+        #expect(producer.receive(1) == .max(3))
+        producer.receive(completion: .failure(TestError(code: 4)))
+        #expect(subscriber.eventDescriptions == ["value(10)", "failure(TestError(code: 4))"])
+        let late = ManualPublisher<Int, TestError>()
+        late.subscribe(producer)
+        #expect(late.subscription.cancelCount == 1)  // ended: a late subscription is refused
+    }
+
+    @Test(arguments: [false, true])
+    func aSubscriptionAfterACancelIsCancelledOnlyWhenTrapping(trapping: Bool) {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        if trapping {
+            let producer = ElementProducer(step: PolicyStep<Traps>(), downstream: subscriber, name: "Policy")
+            producer.cancel()
+            upstream.subscribe(producer)
+        } else {
+            let producer = ElementProducer(step: PolicyStep<Ignores>(), downstream: subscriber, name: "Policy")
+            producer.cancel()
+            upstream.subscribe(producer)
+        }
+        #expect(upstream.subscription.cancelCount == (trapping ? 1 : 0))
+        #expect(upstream.subscription.requests == [])
+        #expect(subscriber.eventDescriptions == [])
+    }
+
+    @Test func trapStopsTheProgramOnAValueBeforeTheSubscription() async {
+        await #expect(processExitsWith: .failure) {
+            let producer = ElementProducer(step: PolicyStep<Traps>(), downstream: TestSubscriber<Int, TestError>(),
+                                           name: "Policy")
+            _ = producer.receive(1)
+        }
+    }
+
+    @Test func trapStopsTheProgramOnACompletionBeforeTheSubscription() async {
+        await #expect(processExitsWith: .failure) {
+            let producer = ElementProducer(step: PolicyStep<Traps>(), downstream: TestSubscriber<Int, TestError>(),
+                                           name: "Policy")
+            producer.receive(completion: .finished)
+        }
+    }
+
+    @Test func trapStopsTheProgramOnARequestBeforeTheSubscription() async {
+        await #expect(processExitsWith: .failure) {
+            let producer = ElementProducer(step: PolicyStep<Traps>(), downstream: TestSubscriber<Int, TestError>(),
+                                           name: "Policy")
+            producer.request(.max(1))
+        }
+    }
+}
+
+private protocol EarlyPolicy { static var handling: EarlyEventHandling { get } }
+private enum Ignores: EarlyPolicy { static var handling: EarlyEventHandling { .ignore } }
+private enum ForwardsValues: EarlyPolicy { static var handling: EarlyEventHandling { .forwardValues } }
+private enum ForwardsAll: EarlyPolicy { static var handling: EarlyEventHandling { .forwardAll } }
+private enum Traps: EarlyPolicy { static var handling: EarlyEventHandling { .trap } }
+
+/// Multiplies by ten, drops negatives; handles early events as `Policy` says; mirrors its count.
+private struct PolicyStep<Policy: EarlyPolicy>: ElementStep {
+    static var earlyEvents: EarlyEventHandling { Policy.handling }
+    var seen = 0
+
+    mutating func receive(_ input: Int) -> ElementDecision<Int, TestError> {
+        seen += 1
+        return input < 0 ? .drop : .send(input * 10)
+    }
+
+    func receive(completion: Subscribers.Completion<TestError>) -> ElementEnding<Int, TestError> {
+        .complete(completion)
+    }
+
+    func mirrorChildren(downstream: Any, upstream: UpstreamStatus) -> [Mirror.Child] {
+        [(label: "seen", value: seen), (label: "subscribed", value: upstream.subscription != nil)]
+    }
 }

@@ -57,3 +57,15 @@ struct AssertNoFailureTests {
         }
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension AssertNoFailureTests {
+    @Test func theSubscriberPutUpstreamMirrorsFileLineAndPrefix() {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.assertNoFailure("PREFIX", file: "SomeFile.swift", line: 1987).subscribe(TestSubscriber())
+        let children = upstream.subscriber.map { Mirror(reflecting: $0).children } ?? Mirror(reflecting: 0).children
+        #expect(children.map(\.label) == ["file", "line", "prefix"])
+        #expect(children.map { String(describing: $0.value) } == ["SomeFile.swift", "1987", "PREFIX"])
+    }
+}

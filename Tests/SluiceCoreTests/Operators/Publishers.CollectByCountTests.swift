@@ -100,6 +100,37 @@ struct CollectByCountTests {
         #expect(weakSubscriber == nil)
     }
 
+    @Test func aSubscriptionAfterACancelBeforeAnySubscriptionIsIgnoredAsInCombine() throws {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.collect(2).subscribe(TestSubscriber<[Int], Never>())
+        try #require(upstream.subscriber as? any Subscription).cancel()
+        let late = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: late)
+        #expect(late.cancelCount == 0)
+        #expect(late.requests == [])
+    }
+
+    @Test func aSecondSubscriptionAfterACancelIsCancelled() throws {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.collect(2).subscribe(TestSubscriber<[Int], Never>())
+        let first = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: first)
+        try #require(upstream.subscriber as? any Subscription).cancel()
+        let second = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: second)
+        #expect(first.cancelCount == 1)
+        #expect(second.cancelCount == 1)
+    }
+
+    @Test func mirrorShowsTheBufferAndCount() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<[Int], Never>(initialDemand: .none)
+        upstream.collect(3).subscribe(subscriber)
+        upstream.send(7)
+        let children = Mirror(reflecting: subscriber.subscription!).children
+        #expect(children.map { String(describing: $0.value) }.suffix(2) == ["[7]", "3"])
+    }
+
     @Test func descriptionAndMirror() {
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<[Int], Never>()
@@ -109,7 +140,7 @@ struct CollectByCountTests {
         #expect(String(describing: subscription) == "CollectByCount")
         let playground = (subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription
         #expect(playground as? String == "CollectByCount")
-        #expect(Mirror(reflecting: subscription).children.map(\.label) == ["downstream", "count"])
+        #expect(Mirror(reflecting: subscription).children.map(\.label) == ["downstream", "upstreamSubscription", "buffer", "count"])
     }
 
     @Test func keepsTheContract() async throws {

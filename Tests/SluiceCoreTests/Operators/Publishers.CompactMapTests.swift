@@ -135,3 +135,13 @@ extension CompactMapTests {
         #expect(sequence.sequence == [1, 3])
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension CompactMapTests {
+    @Test func theSubscriberPutUpstreamHasAnEmptyMirror() {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.compactMap { $0 }.subscribe(TestSubscriber())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.isEmpty } == true)
+    }
+}

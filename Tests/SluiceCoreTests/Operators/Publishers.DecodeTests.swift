@@ -121,3 +121,36 @@ struct DecodeTests {
         try await PublisherContract.verify { ["1", "2", "x", "4"].publisher.decode(type: Int.self, decoder: ToyDecoder()) }
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension DecodeTests {
+    @Test func eventsBeforeTheSubscriptionArePublished() {
+        let outcome = eventsBeforeTheSubscription(sending: "x") { upstream in
+            upstream.decode(type: Int.self, decoder: ToyDecoder())
+        }
+        #expect(outcome.demand == .none)
+        #expect(outcome.events.count == 1)
+        #expect(outcome.events.first?.hasPrefix("failure(") == true)
+        let decoded = eventsBeforeTheSubscription(sending: "4") { upstream in
+            upstream.decode(type: Int.self, decoder: ToyDecoder())
+        }
+        #expect(decoded.demand == .max(42))
+        #expect(decoded.events == ["value(4)", "finished"])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<String, Never>) in
+            upstream.decode(type: Int.self, decoder: ToyDecoder())
+        }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        let subscriber = TestSubscriber<Int, any Error>()
+        PassthroughSubject<String, Never>().decode(type: Int.self, decoder: ToyDecoder()).subscribe(subscriber)
+        #expect(Mirror(reflecting: subscriber.subscription!).children.map(\.label)
+            == ["downstream", "finished", "upstreamSubscription"])
+    }
+}

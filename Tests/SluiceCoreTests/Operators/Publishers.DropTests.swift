@@ -124,6 +124,66 @@ struct DropTests {
         }
     }
 
+    // MARK: As in Combine: the subscription reaches the subscriber before Drop subscribes upstream
+
+    @Test func theSubscriberGetsItsSubscriptionBeforeTheUpstreamIsSubscribed() {
+        let upstream = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(10))
+        upstream.dropFirst(4).subscribe(subscriber)
+        #expect(subscriber.eventDescriptions == ["subscription(Drop)"])
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: subscription)
+        // The demand requested so far goes upstream with the count, in one request.
+        #expect(subscription.requests == [.max(14)])
+        subscriber.request(.max(2))
+        #expect(subscription.requests == [.max(14), .max(2)])
+    }
+
+    @Test func withoutDemandTheCountIsStillRequestedWhenTheSubscriptionArrives() {
+        let upstream = ManualPublisher<Int, Never>()
+        upstream.dropFirst().subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+        #expect(upstream.subscription.requests == [.max(1)])
+        let nothing = ManualPublisher<Int, Never>()
+        nothing.dropFirst(0).subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+        #expect(nothing.subscription.requests == [])
+    }
+
+    @Test func eventsBeforeTheUpstreamSubscriptionPassThrough() {
+        let upstream = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(demandPerValue: .max(42))
+        upstream.dropFirst(1).subscribe(subscriber)
+        #expect(upstream.send(1) == .none)
+        #expect(upstream.send(2) == .max(42))
+        upstream.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Drop)", "value(2)", "finished"])
+    }
+
+    @Test func aSubscriptionArrivingAfterACancelIsIgnored() {
+        let upstream = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.dropFirst(1).subscribe(subscriber)
+        subscriber.cancel()
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: subscription)
+        #expect(subscription.requests == [])
+        #expect(subscription.cancelCount == 0)
+    }
+
+    @Test func aNegativeCountTrapsWhenSubscribedNotWhenCreated() async {
+        _ = PassthroughSubject<Int, Never>().dropFirst(-1)  // creating it is fine
+        await #expect(processExitsWith: .failure) {
+            PassthroughSubject<Int, Never>().dropFirst(-1).subscribe(TestSubscriber<Int, Never>())
+        }
+    }
+
+    @Test func mirrorHasNoChildren() {
+        let subscriber = TestSubscriber<Int, Never>()
+        PassthroughSubject<Int, Never>().dropFirst().subscribe(subscriber)
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+        #expect((subscriber.subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "Drop")
+    }
+
     @Test func typesEquatableAndFusedOverloads() {
         let subject = PassthroughSubject<Int, Never>()
         typealias Base = PassthroughSubject<Int, Never>

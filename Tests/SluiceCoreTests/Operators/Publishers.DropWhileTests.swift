@@ -122,3 +122,23 @@ struct DropWhileTests {
         #expect(Optional<Int>.none.publisher.drop { _ in false }.output == nil)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension DropWhileTests {
+    @Test func eventsBeforeTheSubscriptionAreIgnored() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.drop { _ in false } }
+        #expect(outcome.demand == .none)
+        #expect(outcome.events == [])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.drop { _ in false } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.drop { _ in false } } == [])
+    }
+}

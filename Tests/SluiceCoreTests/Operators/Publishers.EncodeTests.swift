@@ -117,3 +117,29 @@ struct EncodeTests {
         try await PublisherContract.verify { [1, 2, -1, 4].publisher.encode(encoder: ToyEncoder()) }
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension EncodeTests {
+    @Test func eventsBeforeTheSubscriptionArePublished() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.encode(encoder: ToyEncoder()) }
+        #expect(outcome.demand == .max(42))
+        #expect(outcome.events == ["value(1)", "finished"])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in
+            upstream.encode(encoder: ToyEncoder())
+        }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        let subscriber = TestSubscriber<String, any Error>()
+        PassthroughSubject<Int, Never>().encode(encoder: ToyEncoder()).subscribe(subscriber)
+        let children = Mirror(reflecting: subscriber.subscription!).children
+        #expect(children.map(\.label) == ["downstream", "finished", "upstreamSubscription"])
+        #expect(children.map { String(describing: $0.value) }[1] == "false")
+    }
+}

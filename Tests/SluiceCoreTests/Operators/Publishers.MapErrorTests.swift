@@ -116,3 +116,13 @@ extension MapErrorTests {
         #expect(Result<Int, TestError>.Publisher(2).mapError { Wrapped(code: $0.code) }.result == .success(2))
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension MapErrorTests {
+    @Test func theSubscriberPutUpstreamHasAnEmptyMirror() {
+        let upstream = LatePublisher<Int, TestError>()
+        upstream.mapError { $0 }.subscribe(TestSubscriber())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.isEmpty } == true)
+    }
+}

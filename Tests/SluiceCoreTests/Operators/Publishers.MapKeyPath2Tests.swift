@@ -37,7 +37,13 @@ struct MapKeyPath2Tests {
     @Test func description() {
         let upstream = ManualPublisher<KeyPathSample, Never>()
         upstream.map(\.x, \.y).subscribe(TestSubscriber<(Int, Int), Never>())
-        #expect(upstream.subscriberDescription == "ValueForKey")
+        #expect(upstream.subscriberDescription == "ValueForKeys")  // as in Combine
+    }
+
+    @Test func mirrorShowsTheKeyPathsAsInCombine() {
+        let upstream = LatePublisher<KeyPathSample, Never>()
+        upstream.map(\.x, \.y).subscribe(TestSubscriber<(Int, Int), Never>())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.map(\.label) } == ["keyPath0", "keyPath1"])
     }
 
     @Test func keepsTheContract() async throws {

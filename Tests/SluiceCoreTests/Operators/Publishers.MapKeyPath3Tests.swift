@@ -36,7 +36,13 @@ struct MapKeyPath3Tests {
     @Test func description() {
         let upstream = ManualPublisher<KeyPathSample, Never>()
         upstream.map(\.x, \.y, \.name).subscribe(TestSubscriber<(Int, Int, String), Never>())
-        #expect(upstream.subscriberDescription == "ValueForKey")
+        #expect(upstream.subscriberDescription == "ValueForKeys")  // as in Combine
+    }
+
+    @Test func mirrorShowsTheKeyPathsAsInCombine() {
+        let upstream = LatePublisher<KeyPathSample, Never>()
+        upstream.map(\.x, \.y, \.name).subscribe(TestSubscriber<(Int, Int, String), Never>())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.map(\.label) } == ["keyPath0", "keyPath1", "keyPath2"])
     }
 
     @Test func keepsTheContract() async throws {

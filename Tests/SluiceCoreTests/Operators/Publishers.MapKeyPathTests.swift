@@ -65,6 +65,12 @@ struct MapKeyPathTests {
         #expect(upstream.subscriberDescription == "ValueForKey")
     }
 
+    @Test func mirrorShowsTheKeyPathsAsInCombine() {
+        let upstream = LatePublisher<KeyPathSample, Never>()
+        upstream.map(\.x).subscribe(TestSubscriber<Int, Never>())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.map(\.label) } == ["keyPath"])
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify {
             (1...10).map { KeyPathSample(x: $0, y: 0, name: "") }.publisher.eraseToAnyPublisher().map(\.x)

@@ -16,6 +16,52 @@ struct OutputTests {
         #expect(subscriber.eventDescriptions == ["subscription(Output)", "value(11)", "finished"])
     }
 
+    @Test func theLastValueReturnsTheSubscribersDemandAsInCombine() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(demandPerValue: .max(42))
+        upstream.output(in: 1..<3).subscribe(subscriber)
+        #expect(upstream.send(10) == .max(1))
+        #expect(upstream.send(11) == .max(42))
+        #expect(upstream.send(12) == .max(42))  // the last one: finishes, still returns the demand
+        #expect(upstream.send(13) == .none)
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(Output)", "value(11)", "value(12)", "finished"])
+    }
+
+    @Test func beforeTheSubscriptionValuesCountAndPassButNeverEndTheStream() {
+        let upstream = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(demandPerValue: .max(42))
+        upstream.output(in: 1..<3).subscribe(subscriber)
+        upstream.send(completion: .finished)  // ignored, as in Combine
+        #expect(upstream.send(1) == .max(1))
+        #expect(upstream.send(2) == .max(42))
+        #expect(upstream.send(3) == .max(42))
+        #expect(upstream.send(4) == .none)
+        #expect(subscriber.eventDescriptions == ["value(2)", "value(3)"])
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: subscription)
+        #expect(upstream.send(5) == .none)
+        #expect(subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["value(2)", "value(3)", "subscription(Output)", "finished"])
+    }
+
+    @Test func aSubscriptionArrivingAfterACancelIsIgnored() throws {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.output(in: 0..<3).subscribe(TestSubscriber<Int, Never>())
+        let operatorSubscription = try #require(upstream.subscriber as? any Subscription)
+        operatorSubscription.cancel()
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: subscription)
+        #expect(subscription.requests == [])
+        #expect(subscription.cancelCount == 0)
+    }
+
+    @Test func mirrorHasNoChildren() {
+        let subscriber = TestSubscriber<Int, Never>()
+        PassthroughSubject<Int, Never>().output(at: 3).subscribe(subscriber)
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+    }
+
     @Test func outputInRange() {
         let subscriber = TestSubscriber<Int, Never>()
         (0..<10).publisher.eraseToAnyPublisher().output(in: 2...4).subscribe(subscriber)

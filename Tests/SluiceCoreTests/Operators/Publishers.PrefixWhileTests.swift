@@ -131,3 +131,23 @@ struct PrefixWhileTests {
         #expect(Optional(5).publisher.prefix { $0 < 2 }.output == nil)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension PrefixWhileTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.prefix { _ in true } }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.prefix { _ in true } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.prefix { _ in true } } == ["downstream"])
+    }
+}

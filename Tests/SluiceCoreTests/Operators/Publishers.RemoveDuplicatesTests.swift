@@ -11,7 +11,7 @@ struct RemoveDuplicatesTests {
         for value in [1, 1, 2, 2, 2, 1, 3, 3] { subject.send(value) }
         subject.send(completion: .failure(TestError()))
         #expect(subscriber.eventDescriptions == [
-            "subscription(PassthroughSubject)", "value(1)", "value(2)", "value(1)", "value(3)",
+            "subscription(RemoveDuplicates)", "value(1)", "value(2)", "value(1)", "value(3)",
             "failure(TestError(code: 1))",
         ])
     }
@@ -43,7 +43,12 @@ struct RemoveDuplicatesTests {
         #expect(upstream.subscription.requests == [.max(2)])
         #expect(upstream.send(1) == .max(3))
         #expect(upstream.send(1) == .max(1))
-        #expect(subscriber.subscription as? ManualPublisher<Int, Never>.Subscription === upstream.subscription)
+        // As in Combine, the operator has a subscription of its own.
+        #expect(String(describing: subscriber.subscription!) == "RemoveDuplicates")
+        subscriber.request(.max(4))
+        #expect(upstream.subscription.requests == [.max(2), .max(4)])
+        subscriber.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
     }
 
     @Test func eachSubscriptionHasItsOwnPreviousElement() {
@@ -118,5 +123,25 @@ extension RemoveDuplicatesTests {
         #expect(type(of: sequence) == Publishers.Sequence<[Int], Never>.self)
         #expect(sequence.sequence == [1, 2, 1, 3])
         #expect([Int]().publisher.removeDuplicates().sequence == [])
+    }
+}
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension RemoveDuplicatesTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.removeDuplicates() }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.removeDuplicates() }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.removeDuplicates() } == ["downstream", "last"])
     }
 }

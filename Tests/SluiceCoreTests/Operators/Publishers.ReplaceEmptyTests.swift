@@ -32,27 +32,38 @@ struct ReplaceEmptyTests {
         subscriber.request(.max(1))
         #expect(subscriber.values == [7])
         #expect(subscriber.completion == .finished)
-        #expect(upstream.subscription.requests == [])
+        #expect(upstream.subscription.requests == [.unlimited])  // as in Combine
     }
 
-    @Test func demandPassesThroughBothWays() {
+    @Test func demandPassesThroughBothWaysAndTheUpstreamIsAskedForEverything() {
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1), demandPerValue: .max(2))
         upstream.replaceEmpty(with: 7).subscribe(subscriber)
-        #expect(upstream.subscription.requests == [.max(1)])
+        // As in Combine: the subscriber's request, then `.unlimited` once it has its subscription.
+        #expect(upstream.subscription.requests == [.max(1), .unlimited])
         #expect(upstream.send(1) == .max(2))
         subscriber.request(.max(1))
-        #expect(upstream.subscription.requests == [.max(1), .max(1)])
+        #expect(upstream.subscription.requests == [.max(1), .unlimited, .max(1)])
     }
 
-    @Test func limitedDemandOneAtATime() {
+    @Test func valuesAreNotLimitedByTheSubscribersDemandAsInCombine() {
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
         (1...3).publisher.eraseToAnyPublisher().replaceEmpty(with: 7).subscribe(subscriber)
-        #expect(subscriber.values == [1])
-        subscriber.request(.max(1))
-        subscriber.request(.max(1))
         #expect(subscriber.values == [1, 2, 3])
         #expect(subscriber.completion == .finished)
+    }
+
+    @Test func aSubscriptionAfterACancelBeforeAnySubscriptionIsIgnored() {
+        // Combine even asks it for `.unlimited`; Sluice leaves it alone.
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in
+            upstream.replaceEmpty(with: 0)
+        }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirrorHasNoChildren() {
+        #expect(subscriptionMirrorLabels { $0.replaceEmpty(with: 0) } == [])
     }
 
     @Test func cancelStopsEverythingAndCancelsUpstream() {
@@ -92,7 +103,9 @@ struct ReplaceEmptyTests {
 
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { Empty<Int, Never>().replaceEmpty(with: 1) }
-        try await PublisherContract.verify { (1...10).publisher.eraseToAnyPublisher().replaceEmpty(with: 1) }
+        // The one exception: as in Combine, values are not limited by the subscriber's demand.
+        let report = await PublisherContract.check { (1...10).publisher.eraseToAnyPublisher().replaceEmpty(with: 1) }
+        #expect(report.brokenRules == [.demand])
     }
 
     @Test func typeAndEquality() {

@@ -116,3 +116,31 @@ extension ReplaceErrorTests {
         #expect(Result<Int, TestError>.Publisher(TestError()).replaceError(with: 7).result == .success(7))
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension ReplaceErrorTests {
+    @Test func eventsBeforeTheSubscriptionAreIgnored() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.replaceError(with: 0) }
+        #expect(outcome.demand == .none)
+        #expect(outcome.events == [])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.replaceError(with: 0) }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.replaceError(with: 0) } == [])
+    }
+
+    @Test func aValueWithoutDemandStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<Int, TestError>()
+            upstream.replaceError(with: 0).subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+            upstream.send(1)
+        }
+    }
+}

@@ -94,3 +94,13 @@ extension SetFailureTypeTests {
         #expect(subscriber.completion == .finished)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension SetFailureTypeTests {
+    @Test func theSubscriberPutUpstreamHasAnEmptyMirror() {
+        let upstream = LatePublisher<Int, Never>()
+        upstream.setFailureType(to: TestError.self).subscribe(TestSubscriber())
+        #expect(upstream.subscriber.map { Mirror(reflecting: $0).children.isEmpty } == true)
+    }
+}

@@ -111,3 +111,23 @@ struct TryCompactMapTests {
         #expect(recordedTestError(subscriber) == TestError(code: 6))
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryCompactMapTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryCompactMap { $0 } }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryCompactMap { $0 } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryCompactMap { $0 } } == ["downstream"])
+    }
+}

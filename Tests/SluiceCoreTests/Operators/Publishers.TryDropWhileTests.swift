@@ -112,3 +112,23 @@ struct TryDropWhileTests {
         #expect(type(of: subject.tryDrop { _ in true }) == Publishers.TryDropWhile<PassthroughSubject<Int, Never>>.self)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryDropWhileTests {
+    @Test func eventsBeforeTheSubscriptionAreIgnored() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryDrop { _ in false } }
+        #expect(outcome.demand == .none)
+        #expect(outcome.events == [])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryDrop { _ in false } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryDrop { _ in false } } == [])
+    }
+}

@@ -131,3 +131,23 @@ struct TryFilterTests {
         #expect(subscriber.values == [12, 18, 24])
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryFilterTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryFilter { _ in true } }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryFilter { _ in true } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryFilter { _ in true } } == ["downstream"])
+    }
+}

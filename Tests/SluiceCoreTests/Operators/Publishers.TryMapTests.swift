@@ -168,3 +168,23 @@ extension TryMapTests {
         #expect(subscriber.completion != nil)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryMapTests {
+    @Test func eventsBeforeTheSubscriptionArePublished() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryMap { $0 } }
+        #expect(outcome.demand == .max(42))
+        #expect(outcome.events == ["value(1)"])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryMap { $0 } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryMap { $0 } } == [])
+    }
+}

@@ -117,3 +117,23 @@ struct TryPrefixWhileTests {
             == Publishers.TryPrefixWhile<PassthroughSubject<Int, Never>>.self)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryPrefixWhileTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryPrefix { _ in true } }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryPrefix { _ in true } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryPrefix { _ in true } } == ["downstream"])
+    }
+}

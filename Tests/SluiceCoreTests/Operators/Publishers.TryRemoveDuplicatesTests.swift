@@ -118,3 +118,23 @@ extension TryRemoveDuplicatesTests {
         #expect(calls == 0)
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryRemoveDuplicatesTests {
+    @Test func aValueBeforeTheSubscriptionStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            _ = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryRemoveDuplicates { $0 == $1 } }
+        }
+    }
+
+    @Test func aSubscriptionAfterACancelIsCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryRemoveDuplicates { $0 == $1 } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 1)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryRemoveDuplicates { $0 == $1 } } == ["downstream", "last"])
+    }
+}

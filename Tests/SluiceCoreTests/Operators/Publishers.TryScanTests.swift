@@ -123,3 +123,23 @@ extension TryScanTests {
             == TestError(code: 6))
     }
 }
+
+// MARK: As in Combine: a misbehaving upstream, and the subscription's mirror
+
+extension TryScanTests {
+    @Test func eventsBeforeTheSubscriptionArePublished() {
+        let outcome = eventsBeforeTheSubscription(sending: 1) { upstream in upstream.tryScan(0) { $0 + $1 } }
+        #expect(outcome.demand == .max(42))
+        #expect(outcome.events == ["value(1)"])
+    }
+
+    @Test func aSubscriptionAfterACancelIsNeitherRequestedFromNorCancelled() {
+        let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in upstream.tryScan(0) { $0 + $1 } }
+        #expect(outcome.requests == [])
+        #expect(outcome.cancels == 0)
+    }
+
+    @Test func mirror() {
+        #expect(subscriptionMirrorLabels { upstream in upstream.tryScan(0) { $0 + $1 } } == ["downstream", "status", "result"])
+    }
+}

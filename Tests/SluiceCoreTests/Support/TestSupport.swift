@@ -102,3 +102,30 @@ final class Token: @unchecked Sendable {
 struct TestError: Error, Equatable, Hashable, Codable {
     var code = 1
 }
+
+/// A publisher that keeps its subscriber and sends it nothing until told: the misbehaving or
+/// slow upstream of the "before the subscription" tests. `subscriber` is the subscriber itself
+/// (an operator's subscriber is often also the downstream's subscription).
+final class LatePublisher<Output, Failure: Error>: Publisher, @unchecked Sendable {
+    private let attached = Shared<(subscriber: Any?, value: ((Output) -> Subscribers.Demand)?,
+                                   completion: ((Subscribers.Completion<Failure>) -> Void)?,
+                                   subscription: ((any Subscription) -> Void)?)>((nil, nil, nil, nil))
+
+    /// The subscriber attached last.
+    var subscriber: Any? { attached.value.subscriber }
+
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+        attached.value = (subscriber, subscriber.receive(_:), subscriber.receive(completion:),
+                          subscriber.receive(subscription:))
+    }
+
+    /// Sends `subscription` to the subscriber.
+    func send(subscription: any Subscription) { attached.value.subscription!(subscription) }
+
+    /// Sends a value, returning the demand the subscriber returned.
+    @discardableResult
+    func send(_ value: Output) -> Subscribers.Demand { attached.value.value!(value) }
+
+    /// Sends a completion.
+    func send(completion: Subscribers.Completion<Failure>) { attached.value.completion!(completion) }
+}
