@@ -237,9 +237,10 @@ package struct SwitchToLatestState<Output, Failure: Error> {
 
     @inlinable
     mutating func releaseAll() -> ContiguousArray<any Subscription> {
+        // The inner first, then the upstream, as Apple's Combine cancels them.
         var cancel = ContiguousArray<any Subscription>()
-        if let upstream { cancel.append(upstream) }
         if let currentSubscription { cancel.append(currentSubscription) }
+        if let upstream { cancel.append(upstream) }
         upstream = nil
         current = nil
         currentSubscription = nil

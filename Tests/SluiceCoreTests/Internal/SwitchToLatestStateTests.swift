@@ -168,7 +168,8 @@ struct SwitchToLatestStateTests {
         let inner = Sub()
         _ = state.attachInner(id, inner)
         let cancel = state.cancel()
-        #expect(cancel.count == 2 && same(cancel.first, upstream) && same(cancel.last, inner))
+        // The inner first, then the upstream (Apple's order).
+        #expect(cancel.count == 2 && same(cancel.first, inner) && same(cancel.last, upstream))
         let r25 = state.cancel()
         #expect(r25.isEmpty)
         let r26 = state.receiveInner(1, from: id)
