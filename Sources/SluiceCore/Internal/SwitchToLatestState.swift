@@ -179,6 +179,8 @@ package struct SwitchToLatestState<Output, Failure: Error> {
     @inlinable
     package mutating func innerCompleted(_ id: Int, _ completion: Subscribers.Completion<Failure>) -> Effects {
         guard !isTerminal, current == id else { return Effects() }
+        // Apple's Combine traps on an inner publisher completing before its subscription.
+        precondition(currentSubscription != nil, "switchToLatest(): an inner publisher completed before sending its subscription")
         current = nil
         currentSubscription = nil
         switch completion {

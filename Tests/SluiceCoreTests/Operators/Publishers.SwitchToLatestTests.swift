@@ -362,6 +362,22 @@ struct SwitchToLatestTests {
         #expect(order.value == ["inner", "upstream"])
     }
 
+    @Test func anInnerCompletingBeforeItsSubscriptionStopsTheProgram() async {
+        // As in Apple's Combine.
+        await #expect(processExitsWith: .failure) {
+            struct CompletesFirst: Publisher {
+                typealias Output = Int
+                typealias Failure = Never
+                func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+                    subscriber.receive(completion: .finished)
+                }
+            }
+            let upstream = PassthroughSubject<CompletesFirst, Never>()
+            upstream.switchToLatest().subscribe(TestSubscriber<Int, Never>())
+            upstream.send(CompletesFirst())
+        }
+    }
+
     @Test func theInnerSubscribersMirrorNamesItsParent() {
         let upstream = PassthroughSubject<CapturingPublisher, Never>()
         let inner = CapturingPublisher()
