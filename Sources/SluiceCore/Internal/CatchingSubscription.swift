@@ -6,7 +6,8 @@
 /// only called after it is released.
 @usableFromInline
 final class CatchingSubscription<UpstreamFailure: Error, NewPublisher: Publisher, Downstream: Subscriber>:
-    Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable
+    Subscriber, Subscription, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible,
+    @unchecked Sendable
 where Downstream.Input == NewPublisher.Output {
     @usableFromInline typealias Input = NewPublisher.Output
     @usableFromInline typealias Failure = UpstreamFailure
@@ -34,6 +35,12 @@ where Downstream.Input == NewPublisher.Output {
     }
 
     @usableFromInline var description: String { name }
+    /// "downstream" and "demand" (the demand not yet met), as Apple's.
+    @usableFromInline var customMirror: Mirror {
+        let (downstream, demand) = lock.withLock { (state.downstream, state.outstanding) }
+        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+    }
+    @usableFromInline var playgroundDescription: Any { name }
 
     // MARK: Subscription (downstream side)
 
@@ -57,7 +64,7 @@ where Downstream.Input == NewPublisher.Output {
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard let target = lock.withLock({ state.willDeliver() }) else { return .none }
+        guard let target = lock.withLock({ state.willDeliver("catch") }) else { return .none }
         let more = target.receive(input)
         guard more != .none else { return .none }
         return lock.withLock { state.delivered(adding: more) }
@@ -66,7 +73,11 @@ where Downstream.Input == NewPublisher.Output {
     @usableFromInline
     func receive(completion: Subscribers.Completion<UpstreamFailure>) {
         let isFirstUpstream: Bool? = lock.withLock {
-            guard !state.terminated else { return nil }
+            // Before the subscription: ignored, as Apple's Combine does.
+            guard !state.terminated, state.subscribedDownstream else { return nil }
+            // Apple's Combine traps on a second completion of the failed upstream (its own or
+            // one sent from inside the handler).
+            precondition(!switched, "\(name): the upstream completed after failing")
             return !switched
         }
         guard isFirstUpstream == true else { return }
@@ -99,12 +110,14 @@ where Downstream.Input == NewPublisher.Output {
     }
 
     /// The subscriber put on the new publisher: forwards everything to the owner.
-    private struct NewSide: Subscriber, CustomStringConvertible {
+    private struct NewSide: Subscriber, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible {
         typealias Input = NewPublisher.Output
         typealias Failure = NewPublisher.Failure
         let owner: CatchingSubscription
         let combineIdentifier = CombineIdentifier()
         var description: String { owner.name }
+        var customMirror: Mirror { owner.customMirror }
+        var playgroundDescription: Any { owner.name }
         func receive(subscription: any Subscription) { owner.receive(subscription: subscription) }
         func receive(_ input: Input) -> Subscribers.Demand { owner.receive(input) }
         func receive(completion: Subscribers.Completion<Failure>) { owner.receiveFromNew(completion: completion) }

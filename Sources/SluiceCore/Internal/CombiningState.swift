@@ -522,12 +522,16 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
     package mutating func complete(_ completion: Subscribers.Completion<Failure>, at index: Int,
                                    _ calls: inout CombiningCalls) -> Step
     {
-        guard !isTerminated, upstreams[index].finish() else { return .idle }
+        guard !isTerminated else { return .idle }
+        // `zip` cancels the failing upstream too, as Apple's Combine does.
+        let failing = Storage.keepsLatest ? nil : upstreams[index].subscription
+        guard upstreams[index].finish() else { return .idle }
         switch completion {
         case .finished:
             finishedMask |= 1 << index
         case .failure:
             terminate(with: completion, &calls)
+            if let failing { calls.append(failing) }
         }
         if isDelivering { return .idle }
         isDelivering = true

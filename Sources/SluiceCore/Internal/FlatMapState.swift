@@ -373,13 +373,13 @@ package struct FlatMapState<Output, Failure: Error> {
     /// Forgets the upstream, the inners and the waiting values; returns the subscriptions to cancel.
     @inlinable
     mutating func releaseAll() -> ContiguousArray<any Subscription> {
-        var cancel = ContiguousArray<any Subscription>()
+        // The inners first, then the upstream, as Apple's Combine cancels them.
+        var cancel = attachedSubscriptions()
         if case .subscribed = upstream {
             cancel.append(upstreamSubscription)
         }
         upstream = .finished
         upstreamSubscription = flatMapVacancy
-        cancel.append(contentsOf: attachedSubscriptions())
         slots = []
         firstFree = -1
         liveInners = 0

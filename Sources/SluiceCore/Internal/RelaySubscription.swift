@@ -9,12 +9,15 @@ protocol RelayOwner: AnyObject, Sendable {
 /// serves each subscriber separately (a subject, a connectable publisher) and one subscriber: the
 /// per-subscriber subscription of `multicast` ("Multicast") and of `autoconnect()`.
 ///
-/// - Demand: every request goes upstream unchanged; the demand the subscriber returns from
-///   `receive(_:)` goes back upstream.
+/// - Demand: every request goes upstream unchanged (`request(.none)` is ignored: Apple's Combine
+///   does not trap there); the demand the subscriber returns from `receive(_:)` goes back
+///   upstream — for "Multicast" as a request of its own (`receive(_:)` returning `.none`), as
+///   Apple's Combine does, otherwise as `receive(_:)`'s result.
 /// - `cancel()` cancels the upstream subscription, releases the subscriber and tells the owner
 ///   (once); a completion releases the subscriber and the owner without telling it. Idempotent and
 ///   thread-safe; never calls out while holding its lock.
-/// - `description` is `name`, or, when `name` is `nil`, that of the upstream subscription.
+/// - `description` is `name`, or, when `name` is `nil`, that of the upstream subscription. A named
+///   relay's mirror has no children (as Apple's "Multicast" subscription).
 @usableFromInline
 final class RelaySubscription<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
     CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -61,7 +64,10 @@ final class RelaySubscription<Downstream: Subscriber>: Subscriber, Subscription,
     @inlinable
     func receive(_ input: Downstream.Input) -> Subscribers.Demand {
         guard let target = lock.withLock({ upstream.subscription == nil ? nil : downstream }) else { return .none }
-        return target.receive(input)
+        let more = target.receive(input)
+        guard !describesUpstream else { return more }
+        if more > .none { lock.withLock { upstream.subscription }?.request(more) }
+        return .none
     }
 
     @inlinable
@@ -80,7 +86,7 @@ final class RelaySubscription<Downstream: Subscriber>: Subscriber, Subscription,
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
-        demand.assertNonZero()
+        guard demand > .none else { return }
         lock.withLock { upstream.subscription }?.request(demand)
     }
 
@@ -101,7 +107,8 @@ final class RelaySubscription<Downstream: Subscriber>: Subscriber, Subscription,
 
     @usableFromInline var description: String { lock.withLock { name } ?? "Relay" }
     @usableFromInline var customMirror: Mirror {
-        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+        if !describesUpstream { return Mirror(self, children: [:]) }
+        return Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
     }
     @usableFromInline var playgroundDescription: Any { description }
 }

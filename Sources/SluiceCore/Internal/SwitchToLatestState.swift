@@ -179,6 +179,8 @@ package struct SwitchToLatestState<Output, Failure: Error> {
     @inlinable
     package mutating func innerCompleted(_ id: Int, _ completion: Subscribers.Completion<Failure>) -> Effects {
         guard !isTerminal, current == id else { return Effects() }
+        // Apple's Combine traps on an inner publisher completing before its subscription.
+        precondition(currentSubscription != nil, "switchToLatest(): an inner publisher completed before sending its subscription")
         current = nil
         currentSubscription = nil
         switch completion {
@@ -237,9 +239,10 @@ package struct SwitchToLatestState<Output, Failure: Error> {
 
     @inlinable
     mutating func releaseAll() -> ContiguousArray<any Subscription> {
+        // The inner first, then the upstream, as Apple's Combine cancels them.
         var cancel = ContiguousArray<any Subscription>()
-        if let upstream { cancel.append(upstream) }
         if let currentSubscription { cancel.append(currentSubscription) }
+        if let upstream { cancel.append(upstream) }
         upstream = nil
         current = nil
         currentSubscription = nil

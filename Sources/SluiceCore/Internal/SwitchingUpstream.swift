@@ -64,10 +64,22 @@ struct SwitchingUpstream<Downstream: Subscriber> {
 
     /// A value arrived: the downstream to deliver it to, counting it against the demand owed.
     @inlinable
-    mutating func willDeliver() -> Downstream? {
+    mutating func willDeliver(_ name: StaticString) -> Downstream? {
         guard !terminated, let downstream else { return nil }
-        if outstanding != .unlimited, outstanding > .none { outstanding -= 1 }
+        // Apple's Combine traps on a value nobody asked for (before the subscription, or
+        // beyond the demand).
+        precondition(subscribedDownstream && outstanding > .none, "\(name): the upstream sent a value it was not asked for")
+        if outstanding != .unlimited { outstanding -= 1 }
         return downstream
+    }
+
+    /// The downstream returned `more` from `receive(_:)`, which is to be requested from the
+    /// current upstream (rather than returned to it): returns that upstream, if any.
+    @inlinable
+    mutating func returned(_ more: Subscribers.Demand) -> (any Subscription)? {
+        guard !terminated else { return nil }
+        outstanding += more
+        return current
     }
 
     /// The downstream returned `more` from `receive`: the demand to return upstream.

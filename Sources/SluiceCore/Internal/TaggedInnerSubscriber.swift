@@ -51,6 +51,9 @@ final class TaggedInnerSubscriber<Owner: InnerPublisherOwner>: Subscriber, Custo
     }
 
     @usableFromInline var description: String { owner.innerName }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["parent": owner]) }
+    /// "parentSubscription": the owner's combine identifier, as Apple's inner subscribers show.
+    @usableFromInline var customMirror: Mirror {
+        Mirror(self, children: ["parentSubscription": CombineIdentifier(owner)])
+    }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -1,32 +1,50 @@
+/// Which operator an ``UntilOutputSubscription`` is: a type, so that each operator's
+/// subscription shows (or not) the descriptions Apple's Combine gives it.
+@usableFromInline
+protocol UntilOutputFlavor {
+    /// The flavour's mode.
+    static var mode: UntilOutputMode { get }
+}
+
+/// Which operator this is.
+@usableFromInline
+enum UntilOutputMode: Sendable {
+    /// `drop(untilOutputFrom:)`: values pass only after the trigger.
+    case dropUntil
+    /// `prefix(untilOutputFrom:)`: values pass until the trigger, which finishes the stream.
+    case prefixUntil
+}
+
+/// `drop(untilOutputFrom:)`'s flavour: described "DropUntilOutput", with an empty mirror.
+@usableFromInline
+enum DropUntilOutputFlavor: UntilOutputFlavor {
+    @inlinable static var mode: UntilOutputMode { .dropUntil }
+}
+
+/// `prefix(untilOutputFrom:)`'s flavour: no description, mirror or playground description of its
+/// own (as in Apple's Combine, whose type name, shown instead, names the operator).
+@usableFromInline
+enum PrefixUntilOutputFlavor: UntilOutputFlavor {
+    @inlinable static var mode: UntilOutputMode { .prefixUntil }
+}
+
 /// The state shared by `drop(untilOutputFrom:)` and `prefix(untilOutputFrom:)`: whether the other
-/// publisher has emitted, which deliveries to the downstream are in progress, and the completion
-/// waiting for them to end.
+/// publisher has emitted, which deliveries to the downstream are in progress, the completion
+/// waiting for them to end, and (drop) the downstream's demand.
 ///
-/// Values come only from the upstream, but a completion may be decided on the other publisher's
-/// thread (prefix's trigger, drop's failing trigger) while the upstream's thread is inside the
-/// downstream's `receive(_:)`. Such a completion waits (`pending`) until every delivery in progress
-/// has returned, and the thread whose delivery ends last sends it: the downstream never sees two
-/// calls at once, and never a value after its completion. The downstream's
+/// A completion may be decided on the other publisher's thread while the upstream's thread is
+/// inside the downstream's `receive(_:)`. Such a completion waits (`pending`) until every delivery
+/// in progress has returned, and the thread whose delivery ends last sends it: the downstream
+/// never sees two calls at once, and never a value after its completion. The downstream's
 /// `receive(subscription:)` counts as a delivery, so nothing overtakes the subscription either.
 @usableFromInline
 struct UntilOutputState<Failure: Error> {
-    /// Which operator this is.
-    @usableFromInline
-    enum Mode {
-        /// `drop(untilOutputFrom:)`: values pass only after the trigger.
-        case dropUntil
-        /// `prefix(untilOutputFrom:)`: values pass until the trigger, which finishes the stream.
-        case prefixUntil
-    }
-
     /// What to do with a value from the upstream.
     @usableFromInline
     enum ValueDecision: Equatable {
         /// Deliver it (the delivery is now counted in progress).
         case deliver
-        /// Drop it and ask the upstream for one in its place (drop, before the trigger).
-        case replace
-        /// Drop it: the stream is over.
+        /// Drop it: before drop's trigger, or the stream is over.
         case ignore
     }
 
@@ -35,35 +53,58 @@ struct UntilOutputState<Failure: Error> {
     enum TriggerDecision {
         /// Nothing.
         case ignore
-        /// Cancel the other publisher (drop's trigger: values now pass).
-        case cancelOther
-        /// Cancel both publishers and, if not `nil`, deliver this completion now (otherwise it is
+        /// Drop's trigger: forget the other publisher's subscription without cancelling it (a
+        /// new one may then attach, as in Apple's Combine).
+        case forgetOther
+        /// Cancel the upstream and, if not `nil`, deliver this completion now (otherwise it is
         /// pending and the delivery in progress sends it).
         case end(Subscribers.Completion<Failure>?)
     }
 
-    @usableFromInline let mode: Mode
+    @usableFromInline let mode: UntilOutputMode
     /// The other publisher has emitted.
     @usableFromInline var triggered = false
-    /// Deliveries to the downstream in progress; starts at 1 for `receive(subscription:)`.
-    @usableFromInline var active = 1
+    /// Deliveries to the downstream in progress (the subscription counts as one).
+    @usableFromInline var active = 0
     /// A completion waiting for the deliveries in progress to return.
     @usableFromInline var pending: Subscribers.Completion<Failure>?
     /// A completion was decided, or the downstream cancelled: no more values.
     @usableFromInline var closed = false
+    /// The downstream cancelled.
+    @usableFromInline var cancelled = false
+    /// Drop: the demand the upstream may still meet (requested, less values received, plus what
+    /// the downstream returned).
+    @usableFromInline var demand = Subscribers.Demand.none
+    /// Drop: demand requested before the upstream's subscription arrived.
+    @usableFromInline var pendingDemand = Subscribers.Demand.none
 
     @inlinable
-    init(mode: Mode) {
+    init(mode: UntilOutputMode) {
         self.mode = mode
+        // Prefix: the subscription window opens at once, so that a completion decided before
+        // the upstream's subscription arrives waits for it (drop sends the subscription first).
+        if mode == .prefixUntil { active = 1 }
     }
 
-    /// A value from the upstream.
+    /// A value from the upstream. Drop traps when the upstream exceeds the demand, as Apple's
+    /// Combine does.
     @inlinable
     mutating func upstreamValue() -> ValueDecision {
+        if cancelled { return .ignore }
+        if mode == .dropUntil {
+            precondition(demand > 0, "drop(untilOutputFrom:): the upstream sent a value it was not asked for")
+            demand -= 1
+        }
         if closed { return .ignore }
-        if mode == .dropUntil && !triggered { return .replace }
+        if mode == .dropUntil && !triggered { return .ignore }
         active += 1
         return .deliver
+    }
+
+    /// A value was delivered and the downstream returned `more`.
+    @inlinable
+    mutating func delivered(more: Subscribers.Demand) {
+        if mode == .dropUntil { demand += more }
     }
 
     /// A delivery (a value, or the subscription) returned. Returns the pending completion to
@@ -82,18 +123,18 @@ struct UntilOutputState<Failure: Error> {
         if closed || triggered { return .ignore }
         triggered = true
         switch mode {
-        case .dropUntil: return .cancelOther
+        case .dropUntil: return .forgetOther
         case .prefixUntil: return .end(end(with: .finished))
         }
     }
 
-    /// The other publisher completed; `failure` is its error as this stream's failure, or `nil`
-    /// (finished, or prefix, which ignores the other's failure).
+    /// The other publisher completed; `failure` is its error as this stream's failure (drop), or
+    /// `nil` (finished, or prefix).
     @inlinable
     mutating func otherCompleted(failure: Failure?) -> TriggerDecision {
         if closed || triggered { return .ignore }
-        guard mode == .dropUntil, let failure else { return .ignore }
-        return .end(end(with: .failure(failure)))
+        guard mode == .dropUntil else { return .ignore }
+        return .end(end(with: failure.map { .failure($0) } ?? .finished))
     }
 
     /// The upstream completed. Returns the completion to deliver now (or `nil`: pending, or the
@@ -110,6 +151,7 @@ struct UntilOutputState<Failure: Error> {
     @inlinable
     mutating func cancel() {
         closed = true
+        cancelled = true
         pending = nil
     }
 
@@ -126,21 +168,24 @@ struct UntilOutputState<Failure: Error> {
 
 /// The one subscription behind `drop(untilOutputFrom:)` and `prefix(untilOutputFrom:)`: the
 /// upstream's subscriber, the downstream's subscription, and (through ``UntilOutputTrigger``) the
-/// other publisher's subscriber.
+/// other publisher's subscriber. Behaves as Apple's Combine does:
 ///
-/// - Demand: downstream requests go to the upstream unchanged, and the demand the downstream
-///   returns from `receive(_:)` goes back to it. A value dropped before drop's trigger is replaced
-///   by returning `.max(1)`, so downstream demand counts only the values it receives. The other
-///   publisher is asked for one value.
-/// - The trigger: drop cancels the other publisher and lets values through; prefix cancels both
-///   publishers and finishes. A failure of the other publisher fails drop (their failure types
-///   are the same) and is ignored by prefix; the other finishing without a value changes nothing.
-/// - Never calls out while holding its lock; `cancel()` is idempotent, thread-safe and releases
-///   the downstream and both subscriptions; so does any completion.
+/// - drop: the downstream receives its subscription first, then `other` is subscribed (and asked
+///   for one value), then the upstream. Requests go to the upstream (those made before its
+///   subscription arrives are added up and requested when it does; `.none` is ignored); values
+///   before the trigger are dropped (returning `.none`); a value beyond the demand traps. The
+///   trigger is not cancelled; `other` completing before its first value cancels the upstream and
+///   ends the stream with that completion.
+/// - prefix: `other` is subscribed first, then the upstream, whose subscription reaches the
+///   downstream. Requests (`.none` included) go to the upstream. The trigger cancels the upstream
+///   and finishes (before the upstream's subscription arrives: that subscription is cancelled,
+///   and the downstream receives a subscription and `.finished`); `other` is not cancelled, and
+///   its completion changes nothing.
+/// - Never calls out while holding its lock; `cancel()` is idempotent, thread-safe and cancels
+///   the upstream, then `other`, and releases the downstream; so does any completion.
 @usableFromInline
-final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFailure: Error>: Subscriber,
-    Subscription, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible,
-    @unchecked Sendable
+final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFailure: Error,
+    Flavor: UntilOutputFlavor>: Subscriber, Subscription, @unchecked Sendable
 {
     @usableFromInline typealias Input = Downstream.Input
     @usableFromInline typealias Failure = Downstream.Failure
@@ -154,63 +199,90 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
     @usableFromInline var other = UpstreamStatus()
     @usableFromInline var subscriptionForwarded = false
     // Immutable:
-    @usableFromInline let name: String
     /// The other publisher's failure as this stream's (drop), or `nil` (prefix ignores it).
     @usableFromInline let bridgeFailure: ((OtherFailure) -> Failure)?
 
     @inlinable
-    init(mode: State.Mode, downstream: Downstream, name: String, bridgeFailure: ((OtherFailure) -> Failure)?) {
-        state = State(mode: mode)
+    init(downstream: Downstream, bridgeFailure: ((OtherFailure) -> Failure)?) {
+        state = State(mode: Flavor.mode)
         self.downstream = downstream
-        self.name = name
         self.bridgeFailure = bridgeFailure
     }
 
     /// The subscriber to attach to the other publisher.
     @inlinable
-    var trigger: UntilOutputTrigger<Downstream, OtherOutput, OtherFailure> {
+    var trigger: UntilOutputTrigger<Downstream, OtherOutput, OtherFailure, Flavor> {
         UntilOutputTrigger(parent: self)
+    }
+
+    /// Drop: hands the downstream its subscription, before anything is subscribed.
+    @inlinable
+    func start() {
+        let target = lock.withLock { () -> Downstream? in
+            subscriptionForwarded = true
+            state.active += 1
+            return downstream
+        }
+        target?.receive(subscription: self)
+        deliveryEnded()
     }
 
     // MARK: Upstream side
 
     @inlinable
     func receive(subscription: any Subscription) {
-        let (target, keep) = lock.withLock { () -> (Downstream?, Bool) in
-            guard let downstream, !subscriptionForwarded else { return (nil, false) }
-            subscriptionForwarded = true
-            // Refused when the other publisher already ended the stream: the downstream still gets
-            // its subscription, then the pending completion.
-            return (downstream, upstream.attach(subscription))
+        switch Flavor.mode {
+        case .dropUntil:
+            let (keep, demand) = lock.withLock { () -> (Bool, Subscribers.Demand) in
+                guard !state.cancelled, upstream.attach(subscription) else { return (false, .none) }
+                defer { state.pendingDemand = .none }
+                return (true, state.pendingDemand)
+            }
+            if !keep {
+                subscription.cancel()
+            } else if demand > 0 {
+                subscription.request(demand)
+            }
+        case .prefixUntil:
+            let (target, keep) = lock.withLock { () -> (Downstream?, Bool) in
+                guard let downstream, !subscriptionForwarded else { return (nil, false) }
+                subscriptionForwarded = true
+                // Refused when the other publisher already ended the stream: the downstream still
+                // gets its subscription, then the pending completion (Apple's Combine sends
+                // `.finished` alone; Sluice keeps contract rule 1).
+                return (downstream, upstream.attach(subscription))
+            }
+            if !keep { subscription.cancel() }
+            guard let target else { return }
+            target.receive(subscription: self)
+            deliveryEnded()
         }
-        if !keep { subscription.cancel() }
-        guard let target else { return }
-        target.receive(subscription: self)
-        deliveryEnded()
     }
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         let (decision, target) = lock.withLock { () -> (State.ValueDecision, Downstream?) in
-            guard upstream.subscription != nil else { return (.ignore, nil) }
+            if Flavor.mode == .prefixUntil && upstream.subscription == nil { return (.ignore, nil) }
             return (state.upstreamValue(), downstream)
         }
-        switch decision {
-        case .ignore:
-            return .none
-        case .replace:
-            return .max(1)
-        case .deliver:
-            let more = target?.receive(input) ?? .none
-            deliveryEnded()
-            return more
-        }
+        guard decision == .deliver else { return .none }
+        let more = target?.receive(input) ?? .none
+        if Flavor.mode == .dropUntil { lock.withLock { state.delivered(more: more) } }
+        deliveryEnded()
+        return more
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let (deliver, otherSubscription) = lock.withLock {
             () -> (Subscribers.Completion<Failure>?, (any Subscription)?) in
+            if Flavor.mode == .prefixUntil, case .awaiting = upstream {
+                // Before the subscription, prefix delivers nothing but lets `other` go (Apple's
+                // Combine does so).
+                upstream = .terminal
+                state.cancel()
+                return (nil, other.detach())
+            }
             guard upstream.finish() else { return (nil, nil) }
             let (ended, deliver) = state.upstreamCompleted(completion)
             return (deliver, ended ? other.detach() : nil)
@@ -223,7 +295,9 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
 
     @usableFromInline
     func otherReceive(subscription: any Subscription) {
-        let accepted = lock.withLock { !state.closed && !state.triggered && other.attach(subscription) }
+        let accepted = lock.withLock {
+            !state.closed && (Flavor.mode == .dropUntil || !state.triggered) && other.attach(subscription)
+        }
         if accepted {
             subscription.request(.max(1))
         } else {
@@ -251,28 +325,47 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
         if let decision { perform(decision) }
     }
 
-    /// Acts on what the other publisher's event decided.
+    /// Acts on what the other publisher's event decided: cancels the upstream (drop leaves one
+    /// yet to arrive free to attach, as Apple's Combine does), then completes.
     @usableFromInline
     func perform(_ decision: State.TriggerDecision) {
-        switch decision {
-        case .ignore:
+        if case .forgetOther = decision {
+            let released = lock.withLock { () -> (any Subscription)? in
+                defer { other = UpstreamStatus() }
+                return other.subscription
+            }
+            _ = released  // released here, outside the lock
             return
-        case .cancelOther:
-            lock.withLock { other.detach() }?.cancel()
-        case .end(let deliver):
-            let (up, ot) = lock.withLock { (upstream.detach(), other.detach()) }
-            up?.cancel()
-            ot?.cancel()
-            if let deliver { complete(with: deliver) }
         }
+        guard case .end(let deliver) = decision else { return }
+        let up = lock.withLock { () -> (any Subscription)? in
+            if Flavor.mode == .dropUntil && upstream.subscription == nil { return nil }
+            return upstream.detach()
+        }
+        up?.cancel()
+        if let deliver { complete(with: deliver) }
     }
 
     // MARK: Downstream side
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
-        demand.assertNonZero()
-        lock.withLock { upstream.subscription }?.request(demand)
+        switch Flavor.mode {
+        case .prefixUntil:
+            lock.withLock { upstream.subscription }?.request(demand)
+        case .dropUntil:
+            guard demand > .none else { return }
+            let subscription = lock.withLock { () -> (any Subscription)? in
+                guard !state.cancelled else { return nil }
+                state.demand += demand
+                guard let live = upstream.subscription else {
+                    if case .awaiting = upstream { state.pendingDemand += demand }
+                    return nil
+                }
+                return live
+            }
+            subscription?.request(demand)
+        }
     }
 
     @inlinable
@@ -297,40 +390,44 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
         }
     }
 
-    /// Sends the completion and releases everything.
+    /// Sends the completion and releases the downstream.
     @inlinable
     func complete(with completion: Subscribers.Completion<Failure>) {
-        let (target, up, ot) = lock.withLock { () -> (Downstream?, (any Subscription)?, (any Subscription)?) in
+        let target = lock.withLock { () -> Downstream? in
             defer { downstream = nil }
-            return (downstream, upstream.detach(), other.detach())
+            return downstream
         }
-        up?.cancel()
-        ot?.cancel()
         target?.receive(completion: completion)
     }
+}
 
-    @usableFromInline var description: String { name }
-    @usableFromInline var customMirror: Mirror {
-        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
-    }
+extension UntilOutputSubscription: CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible
+where Flavor == DropUntilOutputFlavor {
+    /// "DropUntilOutput".
+    @usableFromInline var description: String { "DropUntilOutput" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
 
 /// The subscriber ``UntilOutputSubscription`` attaches to the other publisher; forwards its events.
-/// Holds its parent until the other publisher releases it (on cancel or completion).
+/// Holds its parent until the other publisher releases it (on cancel or completion). Its
+/// `combineIdentifier` is its parent's, as in Apple's Combine.
 @usableFromInline
-final class UntilOutputTrigger<Downstream: Subscriber, OtherOutput, OtherFailure: Error>: Subscriber,
-    CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+final class UntilOutputTrigger<Downstream: Subscriber, OtherOutput, OtherFailure: Error,
+    Flavor: UntilOutputFlavor>: Subscriber, @unchecked Sendable
 {
     @usableFromInline typealias Input = OtherOutput
     @usableFromInline typealias Failure = OtherFailure
 
-    @usableFromInline let parent: UntilOutputSubscription<Downstream, OtherOutput, OtherFailure>
+    @usableFromInline let parent: UntilOutputSubscription<Downstream, OtherOutput, OtherFailure, Flavor>
 
     @inlinable
-    init(parent: UntilOutputSubscription<Downstream, OtherOutput, OtherFailure>) {
+    init(parent: UntilOutputSubscription<Downstream, OtherOutput, OtherFailure, Flavor>) {
         self.parent = parent
     }
+
+    @inlinable
+    var combineIdentifier: CombineIdentifier { parent.combineIdentifier }
 
     @inlinable
     func receive(subscription: any Subscription) {
@@ -347,8 +444,12 @@ final class UntilOutputTrigger<Downstream: Subscriber, OtherOutput, OtherFailure
     func receive(completion: Subscribers.Completion<OtherFailure>) {
         parent.otherReceive(completion: completion)
     }
+}
 
-    @usableFromInline var description: String { parent.name }
+extension UntilOutputTrigger: CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible
+where Flavor == DropUntilOutputFlavor {
+    /// "DropUntilOutput".
+    @usableFromInline var description: String { "DropUntilOutput" }
     @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -4,20 +4,24 @@ extension Publishers {
     /// The buffer holds up to ``size`` elements the downstream has not asked for yet and hands
     /// them out, oldest first, as the downstream requests them.
     ///
-    /// - Demand: with ``PrefetchStrategy/keepFull`` the buffer asks the upstream for `size`
-    ///   elements on subscription and for one more each time an element leaves for the downstream;
-    ///   with ``PrefetchStrategy/byRequest`` it asks for `.unlimited` on subscription (what Apple's
-    ///   Combine does). The downstream's own requests are never forwarded: they are served from
-    ///   the buffer.
+    /// Behaves as Apple's Combine does, event by event:
+    /// - Demand: on subscription the buffer asks the upstream for `size` elements
+    ///   (``PrefetchStrategy/keepFull``) or `.unlimited` (``PrefetchStrategy/byRequest``) *before*
+    ///   the downstream receives its subscription. Under `.keepFull` every element handed out is
+    ///   asked back from the upstream: returned from `receive(_:)` when it went straight through,
+    ///   requested (`.max(n)` for the `n` handed out) when a downstream request drained the buffer.
+    ///   The downstream's own requests are never forwarded; `request(.none)` is ignored.
     /// - Full buffer: an element arriving while `size` elements wait is handled by ``whenFull``:
-    ///   dropped, replacing the oldest, or ending the stream with a custom error (the upstream is
-    ///   cancelled and the buffered elements are discarded).
-    /// - Completion: `.finished` from the upstream reaches the downstream after every buffered
-    ///   element has been delivered; a `.failure` is delivered at once and the buffered elements
-    ///   are discarded.
-    /// - Threading: deliveries to the downstream are serialised (never two at once, never
-    ///   reordered), whichever thread the upstream sends on and the downstream requests from.
-    ///   `description` of the subscription is "Buffer".
+    ///   dropped, replacing the oldest, or (`.customError`) cancelling the upstream; that error
+    ///   then reaches the downstream at its next request, after the elements it asks for. The
+    ///   `.customError` closure must not send to the buffer (Apple's Combine traps: so does this).
+    /// - Completion: `.finished` waits until the buffer is empty and the downstream has demand
+    ///   (elements arriving after it are still buffered); an upstream `.failure` is delivered at
+    ///   once — arriving during a delivery, right after it, the delivery then going on with the
+    ///   elements already asked for.
+    /// - `cancel()` before the upstream's subscription arrives does nothing.
+    /// - `description` of the subscription is "Buffer"; its mirror's children are "values",
+    ///   "state", "downstreamDemand" and "terminal".
     public struct Buffer<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -92,201 +96,207 @@ enum BufferOverflow {
     case dropNewest, dropOldest, fail
 }
 
-/// The buffer's state: the queued elements, the downstream's demand, who is delivering, and the
-/// completion waiting its turn. A value type whose transitions say what to do next; the owner
+/// The buffer's state: the queued elements, the downstream's demand, the completion waiting its
+/// turn and who is draining. A value type whose transitions say what to do next; the owner
 /// (``BufferSubscription``) keeps it behind its lock and performs the steps once unlocked.
 ///
-/// One thread at a time delivers (`isDelivering`): it loops on ``delivered(more:)`` until the
-/// state says `.idle`. Anything arriving meanwhile — a value, a request, a completion — only
-/// changes the state, and the delivering thread picks it up, in order.
+/// One thread at a time drains the buffer (`isDraining`): anything arriving meanwhile — a value,
+/// a request — only changes the state, and the draining thread picks it up, in order.
 @usableFromInline
 struct BufferState<Output, Failure: Error> {
-    /// The next thing to hand the downstream.
+    /// Where the buffer stands with its upstream.
     @usableFromInline
-    enum Step {
-        case value(Output)
-        case completion(Subscribers.Completion<Failure>)
-        case idle
+    enum Status: CustomStringConvertible {
+        case awaitingSubscription, subscribed, closed
+
+        @usableFromInline var description: String {
+            switch self {
+            case .awaitingSubscription: "awaitingSubscription"
+            case .subscribed: "subscribed"
+            case .closed: "closed"
+            }
+        }
     }
 
     /// What became of a value from the upstream.
     @usableFromInline
     enum Arrival {
-        /// Deliver it now, on this thread (which now owns the delivery).
-        case deliver(Output)
-        /// Buffered (possibly in place of the oldest element).
-        case queued
-        /// Discarded: the buffer was full (`.dropNewest`) or the stream is over.
-        case dropped
-        /// The buffer was full and the strategy is `.customError`: cancel the upstream and fail.
+        /// Buffered; drain now (this thread now owns the drain).
+        case drain
+        /// Buffered (possibly in place of the oldest element), or dropped.
+        case stored
+        /// The buffer was full and the strategy is `.customError`: make the error.
         case overflow
+    }
+
+    /// The next thing the draining thread does.
+    @usableFromInline
+    enum Step {
+        case value(Output)
+        case completion(Subscribers.Completion<Failure>)
+        /// An upstream failure that arrived during the drain: delivered, then the drain goes on
+        /// handing out what the downstream asked for (as Apple's Combine does).
+        case interruption(Subscribers.Completion<Failure>)
+        case idle
     }
 
     @usableFromInline let capacity: Int
     @usableFromInline let overflow: BufferOverflow
-    /// `.keepFull`: every element handed out is owed back to the upstream as a request for one.
-    @usableFromInline let refills: Bool
     /// Buffered elements: `items[head...]`.
     @usableFromInline var items = ContiguousArray<Output>()
     @usableFromInline var head = 0
     @usableFromInline var demand = Subscribers.Demand.none
-    /// A thread is delivering (or the downstream is still inside `receive(subscription:)`).
-    @usableFromInline var isDelivering = true
-    /// No more values are accepted from the upstream: it completed, overflowed, or was cancelled.
-    @usableFromInline var upstreamDone = false
-    /// A completion waiting for the delivery in progress (a failure) or for the buffer to drain
-    /// (`.finished`).
-    @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
-    /// Completed or cancelled: nothing more reaches the downstream.
-    @usableFromInline var isTerminal = false
-    /// Elements handed out with `refills` set, not yet requested back from the upstream.
-    @usableFromInline var owedRefills = 0
+    @usableFromInline var status = Status.awaitingSubscription
+    /// The completion received (or made by an overflow), not yet delivered.
+    @usableFromInline var terminal: Subscribers.Completion<Failure>?
+    /// A thread is draining the buffer.
+    @usableFromInline var isDraining = false
+    /// The `.customError` closure is running.
+    @usableFromInline var isMakingError = false
+    /// The downstream's `receive(subscription:)` has returned.
+    @usableFromInline var downstreamSubscribed = false
+    /// An upstream failure arrived during a drain: the draining thread delivers it next.
+    @usableFromInline var failedDuringDrain = false
 
     @inlinable
-    init(capacity: Int, overflow: BufferOverflow, refills: Bool) {
+    init(capacity: Int, overflow: BufferOverflow) {
         self.capacity = max(capacity, 0)
         self.overflow = overflow
-        self.refills = refills
     }
 
     /// How many elements wait in the buffer.
     @inlinable
     var count: Int { items.count - head }
 
-    /// The downstream's `receive(subscription:)` returned: the initial "delivery" ends.
     @inlinable
-    mutating func subscriptionDelivered() -> Step {
-        nextStep()
+    var hasFailed: Bool {
+        if case .failure = terminal { return true }
+        return false
     }
 
     /// A value from the upstream.
     @inlinable
     mutating func receive(_ value: Output) -> Arrival {
-        guard !isTerminal, !upstreamDone else { return .dropped }
-        if !isDelivering, demand > 0, count == 0 {
-            demand -= 1
-            isDelivering = true
-            handedOut()
-            return .deliver(value)
+        precondition(!isMakingError,
+                     "buffer(size:prefetch:whenFull:): the .customError closure sent a value to the buffer")
+        guard status == .subscribed, !hasFailed else { return .stored }
+        if count >= capacity {
+            switch overflow {
+            case .dropNewest:
+                return .stored
+            case .dropOldest:
+                guard count > 0 else { return .stored }
+                _ = popFirst()
+            case .fail:
+                isMakingError = true
+                return .overflow
+            }
         }
-        if count < capacity {
-            items.append(value)
-            return .queued
-        }
-        switch overflow {
-        case .dropNewest:
-            return .dropped
-        case .dropOldest:
-            guard count > 0 else { return .dropped }
-            _ = popFirst()
-            items.append(value)
-            return .queued
-        case .fail:
-            upstreamDone = true
-            return .overflow
-        }
+        items.append(value)
+        return startDrain() ? .drain : .stored
     }
 
-    /// The upstream completed.
+    /// The `.customError` closure returned `error`.
     @inlinable
-    mutating func receive(completion: Subscribers.Completion<Failure>) -> Step {
-        guard !upstreamDone else { return .idle }
-        upstreamDone = true
-        return finish(with: completion)
+    mutating func overflowed(with error: Failure) {
+        isMakingError = false
+        if terminal == nil { terminal = .failure(error) }
     }
 
-    /// The buffer overflowed with `.customError`: fail with `error` (the upstream is already
-    /// cancelled).
+    /// The downstream requested more. Returns whether this thread is to drain.
     @inlinable
-    mutating func fail(_ error: Failure) -> Step {
-        upstreamDone = true
-        return finish(with: .failure(error))
-    }
-
-    /// The downstream requested more.
-    @inlinable
-    mutating func request(_ more: Subscribers.Demand) -> Step {
-        guard !isTerminal else { return .idle }
+    mutating func request(_ more: Subscribers.Demand) -> Bool {
+        guard status != .closed else { return false }
         demand += more
-        if isDelivering { return .idle }
-        isDelivering = true
-        return nextStep()
+        return startDrain()
+    }
+
+    /// Takes the drain if nobody holds it and there is something to do.
+    @inlinable
+    mutating func startDrain() -> Bool {
+        guard status == .subscribed, downstreamSubscribed, !isDraining, demand > 0 else { return false }
+        isDraining = true
+        return true
+    }
+
+    /// The next step of the drain in progress; clears `isDraining` when there is nothing to do.
+    @inlinable
+    mutating func nextStep() -> Step {
+        if failedDuringDrain, let completion = terminal {
+            failedDuringDrain = false
+            status = .closed
+            self.terminal = nil
+            return .interruption(completion)
+        }
+        if demand > 0, count > 0 {
+            demand -= 1
+            return .value(popFirst())
+        }
+        isDraining = false
+        if status == .subscribed, let completion = terminal {
+            switch completion {
+            case .failure:
+                return close(with: completion)
+            case .finished where count == 0 && demand > 0:
+                return close(with: completion)
+            case .finished:
+                break
+            }
+        }
+        return .idle
     }
 
     /// The value of a `.value` step was delivered and the downstream returned `more`.
     @inlinable
-    mutating func delivered(more: Subscribers.Demand) -> Step {
-        if !isTerminal { demand += more }
-        return nextStep()
+    mutating func delivered(more: Subscribers.Demand) {
+        demand += more
     }
 
-    /// The downstream cancelled: forget everything.
+    /// The upstream completed. Returns the completion to deliver at once (a failure), if any.
     @inlinable
-    mutating func cancel() {
-        isTerminal = true
-        upstreamDone = true
-        pendingCompletion = nil
+    mutating func receive(completion: Subscribers.Completion<Failure>) -> Step {
+        guard status == .subscribed, terminal == nil else { return .idle }
+        terminal = completion
+        switch completion {
+        case .failure:
+            if isDraining {
+                // The draining thread delivers it after the value in hand, which keeps the
+                // downstream's calls serialised; re-entrantly, the order is Apple's.
+                failedDuringDrain = true
+                return .idle
+            }
+            return downstreamSubscribed ? close(with: completion) : .idle
+        case .finished:
+            return count == 0 && demand > 0 && !isDraining && downstreamSubscribed
+                ? close(with: completion) : .idle
+        }
+    }
+
+    /// The downstream's `receive(subscription:)` returned: a failure that arrived meanwhile is
+    /// delivered now; otherwise drains if the downstream asked for anything.
+    @inlinable
+    mutating func subscriptionDelivered() -> (drain: Bool, deliver: Step) {
+        downstreamSubscribed = true
+        if case .failure = terminal, status == .subscribed { return (false, close(with: terminal!)) }
+        return (startDrain(), .idle)
+    }
+
+    /// The downstream cancelled. Returns whether the upstream is to be cancelled.
+    @inlinable
+    mutating func cancel() -> Bool {
+        guard status == .subscribed else { return false }
+        status = .closed
+        terminal = nil
         items = []
         head = 0
-    }
-
-    /// Takes the refills owed to the upstream.
-    @inlinable
-    mutating func takeRefills() -> Int {
-        defer { owedRefills = 0 }
-        return owedRefills
+        return true
     }
 
     @inlinable
-    mutating func finish(with completion: Subscribers.Completion<Failure>) -> Step {
-        guard !isTerminal else { return .idle }
-        if case .failure = completion {
-            items = []
-            head = 0
-        }
-        pendingCompletion = completion
-        if isDelivering { return .idle }
-        isDelivering = true
-        return nextStep()
-    }
-
-    /// Decides the next step of the delivery in progress (`isDelivering` is set); clears
-    /// `isDelivering` when there is nothing to do.
-    @inlinable
-    mutating func nextStep() -> Step {
-        if isTerminal {
-            isDelivering = false
-            return .idle
-        }
-        if let completion = pendingCompletion, case .failure = completion {
-            return terminate(with: completion)
-        }
-        if count > 0, demand > 0 {
-            demand -= 1
-            handedOut()
-            return .value(popFirst())
-        }
-        if count == 0, let completion = pendingCompletion {
-            return terminate(with: completion)
-        }
-        isDelivering = false
-        return .idle
-    }
-
-    @inlinable
-    mutating func terminate(with completion: Subscribers.Completion<Failure>) -> Step {
-        isTerminal = true
-        isDelivering = false
-        upstreamDone = true
-        pendingCompletion = nil
-        items = []
-        head = 0
+    mutating func close(with completion: Subscribers.Completion<Failure>) -> Step {
+        status = .closed
+        terminal = nil
         return .completion(completion)
-    }
-
-    @inlinable
-    mutating func handedOut() {
-        if refills && !upstreamDone { owedRefills += 1 }
     }
 
     @inlinable
@@ -314,14 +324,18 @@ final class BufferSubscription<Output, Failure: Error, Downstream: Subscriber>: 
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 where Downstream.Input == Output, Downstream.Failure == Failure {
     @usableFromInline typealias Input = Output
+    @usableFromInline typealias State = BufferState<Output, Failure>
 
     @usableFromInline let lock = Lock()
     // Guarded by `lock`:
-    @usableFromInline var state: BufferState<Output, Failure>
+    @usableFromInline var state: State
     @usableFromInline var downstream: Downstream?
-    @usableFromInline var upstream = UpstreamStatus()
+    /// Kept until the downstream cancels or the stream completes (an overflow cancels it but
+    /// keeps it: `.keepFull` still asks it for refills, as Apple's Combine does).
+    @usableFromInline var upstream: (any Subscription)?
     // Immutable:
     @usableFromInline let initialRequest: Subscribers.Demand?
+    @usableFromInline let refills: Bool
     @usableFromInline let makeError: (() -> Failure)?
 
     @inlinable
@@ -344,7 +358,8 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
         case .keepFull: initialRequest = size > 0 ? .max(size) : nil
         case .byRequest: initialRequest = .unlimited
         }
-        state = BufferState(capacity: size, overflow: overflow, refills: prefetch == .keepFull)
+        refills = prefetch == .keepFull
+        state = State(capacity: size, overflow: overflow)
         self.downstream = downstream
     }
 
@@ -353,74 +368,63 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
     @inlinable
     func receive(subscription: any Subscription) {
         let target = lock.withLock { () -> Downstream? in
-            guard let downstream, upstream.attach(subscription) else { return nil }
+            guard state.status == .awaitingSubscription else { return nil }
+            state.status = .subscribed
+            upstream = subscription
             return downstream
         }
         guard let target else {
             subscription.cancel()
             return
         }
+        if let initialRequest { subscription.request(initialRequest) }
         target.receive(subscription: self)
-        let (step, next) = lock.withLock { locked(state.subscriptionDelivered()) }
-        run(step, next)
-        requestRefills()
-        if let initialRequest, let live = lock.withLock({ upstream.subscription }) {
-            live.request(initialRequest)
-        }
+        let (drain, step) = lock.withLock { state.subscriptionDelivered() }
+        perform(step)
+        if drain { drainRequested() }
     }
 
     @inlinable
     func receive(_ input: Output) -> Subscribers.Demand {
-        let (arrival, target) = lock.withLock { (state.receive(input), downstream) }
-        switch arrival {
-        case .queued, .dropped:
+        switch lock.withLock({ state.receive(input) }) {
+        case .stored:
             return .none
         case .overflow:
-            overflowed()
+            let error = makeError!()
+            let subscription = lock.withLock { () -> (any Subscription)? in
+                state.overflowed(with: error)
+                return upstream
+            }
+            subscription?.cancel()
             return .none
-        case .deliver(let value):
-            run(.value(value), target)
-            let owed = lock.withLock { state.takeRefills() }
-            return owed > 0 ? .max(owed) : .none
+        case .drain:
+            let handedOut = drain()
+            return refills && handedOut > 0 ? .max(handedOut) : .none
         }
     }
 
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let (step, target) = lock.withLock { () -> (BufferState<Output, Failure>.Step, Downstream?) in
-            guard upstream.finish() else { return (.idle, nil) }
-            return locked(state.receive(completion: completion))
-        }
-        run(step, target)
-    }
-
-    /// `.customError` on a full buffer: cancel the upstream, then fail with the closure's error.
-    @usableFromInline
-    func overflowed() {
-        let subscription = lock.withLock { upstream.detach() }
-        subscription?.cancel()
-        guard let makeError else { return }
-        let error = makeError()
-        let (step, target) = lock.withLock { locked(state.fail(error)) }
-        run(step, target)
+        perform(lock.withLock { state.receive(completion: completion) })
     }
 
     // MARK: Downstream side
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
-        demand.assertNonZero()
-        let (step, target) = lock.withLock { locked(state.request(demand)) }
-        run(step, target)
-        requestRefills()
+        guard demand > .none else { return }
+        if lock.withLock({ state.request(demand) }) { drainRequested() }
     }
 
     @inlinable
     func cancel() {
         let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
-            state.cancel()
-            defer { downstream = nil }
-            return (upstream.detach(), downstream)
+            guard state.cancel() else { return (nil, nil) }
+            defer {
+                downstream = nil
+                upstream = nil
+            }
+            return (upstream, downstream)
         }
         subscription?.cancel()
         _ = released  // released here, outside the lock
@@ -428,48 +432,67 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
 
     // MARK: Delivery
 
-    /// With the lock held: pairs a step with the downstream, releasing both sides on completion.
+    /// Drains for a downstream request, then asks the upstream for what left under `.keepFull`.
     @inlinable
-    func locked(_ step: BufferState<Output, Failure>.Step) -> (BufferState<Output, Failure>.Step, Downstream?) {
-        let target = downstream
-        if case .completion = step {
-            downstream = nil
-            _ = upstream.finish()
-        }
-        return (step, target)
+    func drainRequested() {
+        // Taken first: a completion delivered by the drain releases it, and Apple's Combine still
+        // asks it for the refills.
+        let subscription = refills ? lock.withLock { upstream } : nil
+        let handedOut = drain()
+        if handedOut > 0 { subscription?.request(.max(handedOut)) }
     }
 
-    /// Performs steps, without the lock, until the state says `.idle`.
+    /// Hands out values while the downstream has demand, then the completion whose turn has come.
+    /// Runs with `isDraining` set, without the lock; returns how many values it handed out.
     @inlinable
-    func run(_ first: BufferState<Output, Failure>.Step, _ firstTarget: Downstream?) {
-        var step = first
-        var target = firstTarget
-        while let current = target {
+    func drain() -> Int {
+        guard let target = lock.withLock({ downstream }) else {
+            lock.withLock { state.isDraining = false }
+            return 0
+        }
+        var handedOut = 0
+        while true {
+            let step = lock.withLock { state.nextStep() }
             switch step {
             case .idle:
-                return
-            case .completion(let completion):
-                current.receive(completion: completion)
-                return
+                return handedOut
+            case .completion:
+                perform(step)
+                return handedOut
+            case .interruption(let completion):
+                perform(.completion(completion))
             case .value(let value):
-                let more = current.receive(value)
-                (step, target) = lock.withLock { locked(state.delivered(more: more)) }
+                handedOut += 1
+                let more = target.receive(value)
+                lock.withLock { state.delivered(more: more) }
             }
         }
     }
 
-    /// Asks the upstream for the elements handed out under `.keepFull`.
+    /// Delivers a completion step, releasing the downstream and the upstream first.
     @inlinable
-    func requestRefills() {
-        let (owed, subscription) = lock.withLock { (state.takeRefills(), upstream.subscription) }
-        if owed > 0 { subscription?.request(.max(owed)) }
+    func perform(_ step: State.Step) {
+        guard case .completion(let completion) = step else { return }
+        let (target, subscription) = lock.withLock { () -> (Downstream?, (any Subscription)?) in
+            defer {
+                downstream = nil
+                upstream = nil
+            }
+            return (downstream, upstream)
+        }
+        _ = subscription  // released here, outside the lock
+        target?.receive(completion: completion)
     }
 
     /// "Buffer".
     @usableFromInline var description: String { "Buffer" }
     @usableFromInline var customMirror: Mirror {
-        let (downstream, buffered) = lock.withLock { (self.downstream, state.count) }
-        return Mirror(self, children: ["downstream": downstream as Any, "buffered": buffered])
+        let (values, status, demand, terminal) = lock.withLock {
+            (Array(state.items[state.head...]), state.status, state.demand, state.terminal)
+        }
+        return Mirror(self, children: [
+            "values": values, "state": status, "downstreamDemand": demand, "terminal": terminal as Any,
+        ])
     }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -131,8 +131,9 @@ package struct ConcatenateState<Downstream> {
     /// A prefix value arrived: returns whom to deliver it to, having used one unit of demand.
     @inlinable
     package mutating func prefixValue() -> Downstream? {
-        guard case .prefix = phase, let downstream else { return nil }
-        if demand > 0 { demand -= 1 }
+        // Beyond the demand, a prefix value is dropped, as Apple's Combine does.
+        guard case .prefix = phase, let downstream, demand > 0 else { return nil }
+        demand -= 1
         return downstream
     }
 
@@ -194,7 +195,8 @@ extension Publishers.Concatenate {
         CustomPlaygroundDisplayConvertible, @unchecked Sendable
     where Downstream.Input == Suffix.Output, Downstream.Failure == Suffix.Failure {
         @usableFromInline let lock = Lock()
-        @usableFromInline let suffix: Suffix
+        /// Guarded by `lock`; released on cancel (and once subscribed).
+        @usableFromInline var suffix: Suffix?
         /// Guarded by `lock`.
         @usableFromInline var state: ConcatenateState<Downstream>
 
@@ -225,9 +227,12 @@ extension Publishers.Concatenate {
         func prefixReceive(completion: Subscribers.Completion<Suffix.Failure>) {
             switch completion {
             case .finished:
-                if lock.withLock({ state.prefixFinished() }) {
-                    suffix.receive(subscriber: SuffixSide(inner: self))
+                let next = lock.withLock { () -> Suffix? in
+                    guard state.prefixFinished() else { return nil }
+                    defer { suffix = nil }
+                    return suffix
                 }
+                next?.receive(subscriber: SuffixSide(inner: self))
             case .failure:
                 lock.withLock { state.complete(fromSuffix: false) }?.receive(completion: completion)
             }
@@ -270,21 +275,23 @@ extension Publishers.Concatenate {
 
         @inlinable
         func request(_ demand: Subscribers.Demand) {
-            demand.assertNonZero()
+            // No check for `.none`: Apple's Combine passes it on to the active publisher.
             lock.withLock { state.request(demand) }?.request(demand)
         }
 
         @inlinable
         func cancel() {
-            let (subscription, released) = lock.withLock { state.cancel() }
+            let (subscription, released, suffix) = lock.withLock { () -> ((any Subscription)?, Downstream?, Suffix?) in
+                let (subscription, released) = state.cancel()
+                defer { self.suffix = nil }
+                return (subscription, released, self.suffix)
+            }
             subscription?.cancel()
-            _ = released  // released here, outside the lock
+            _ = (released, suffix)  // released here, outside the lock
         }
 
         @usableFromInline var description: String { "Concatenate" }
-        @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["downstream": lock.withLock { state.downstream } as Any])
-        }
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }
@@ -297,7 +304,8 @@ extension Publishers.Concatenate.Inner {
         @usableFromInline typealias Failure = Prefix.Failure
 
         @usableFromInline let inner: Publishers.Concatenate<Prefix, Suffix>.Inner<Downstream>
-        @usableFromInline let combineIdentifier = CombineIdentifier()
+        /// The downstream subscription's, as in Apple's Combine.
+        @usableFromInline var combineIdentifier: CombineIdentifier { inner.combineIdentifier }
 
         @inlinable
         init(inner: Publishers.Concatenate<Prefix, Suffix>.Inner<Downstream>) {
@@ -331,7 +339,8 @@ extension Publishers.Concatenate.Inner {
         @usableFromInline typealias Failure = Suffix.Failure
 
         @usableFromInline let inner: Publishers.Concatenate<Prefix, Suffix>.Inner<Downstream>
-        @usableFromInline let combineIdentifier = CombineIdentifier()
+        /// The downstream subscription's, as in Apple's Combine.
+        @usableFromInline var combineIdentifier: CombineIdentifier { inner.combineIdentifier }
 
         @inlinable
         init(inner: Publishers.Concatenate<Prefix, Suffix>.Inner<Downstream>) {

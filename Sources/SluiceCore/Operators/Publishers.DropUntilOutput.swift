@@ -2,15 +2,15 @@ extension Publishers {
     /// A publisher that ignores elements from the upstream publisher until it receives an element
     /// from second publisher.
     ///
-    /// The publisher subscribes to ``other`` first and requests a single value from it; until that
-    /// value arrives, every element from ``upstream`` is dropped. Then it cancels its subscription
-    /// to `other` and republishes the upstream's elements. A failure of `other` before its first
-    /// value cancels the upstream and fails the stream; `other` finishing without a value means
-    /// nothing is ever republished (the upstream's completion still comes through).
+    /// As in Apple's Combine, the subscriber receives its subscription first; then the publisher
+    /// subscribes to ``other``, requesting a single value from it, and then to ``upstream``. Until
+    /// `other`'s value arrives, every element from the upstream is dropped; after it, elements are
+    /// republished (`other` is not cancelled). `other` completing before its first value cancels
+    /// the upstream and ends the stream with that completion.
     ///
-    /// - Demand: downstream requests are passed to the upstream; each element dropped while
-    ///   waiting is replaced by asking the upstream for one more, so a subscriber demanding
-    ///   `.max(1)` still receives the first element after the trigger.
+    /// - Demand: downstream requests are passed to the upstream (those made before its
+    ///   subscription arrives are added up and requested when it does); dropped elements count
+    ///   against them. An upstream sending more than was requested traps, as in Apple's Combine.
     /// - Threading: the upstream and `other` may send on different threads; the downstream's
     ///   calls are serialised. `description` of the subscription is "DropUntilOutput".
     public struct DropUntilOutput<Upstream: Publisher, Other: Publisher>: Publisher
@@ -43,8 +43,9 @@ extension Publishers {
         /// operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let inner = UntilOutputSubscription<S, Other.Output, Other.Failure>(
-                mode: .dropUntil, downstream: subscriber, name: "DropUntilOutput", bridgeFailure: { $0 })
+            let inner = UntilOutputSubscription<S, Other.Output, Other.Failure, DropUntilOutputFlavor>(
+                downstream: subscriber, bridgeFailure: { $0 })
+            inner.start()
             other.receive(subscriber: inner.trigger)
             upstream.receive(subscriber: inner)
         }
@@ -59,9 +60,8 @@ extension Publisher {
     ///
     /// This publisher requests a single value from the second publisher, and it ignores (drops)
     /// all elements from the upstream publisher until the second publisher produces a value. Then
-    /// it cancels its subscription to the second publisher and lets the upstream's events pass
-    /// through. Dropped elements are replaced by requesting one more from the upstream, so the
-    /// downstream's demand counts only what it receives.
+    /// it lets the upstream's events pass through. Dropped elements count against the demand the
+    /// downstream requested, as in Apple's Combine.
     ///
     /// ```swift
     /// let upstream = PassthroughSubject<Int, Never>()

@@ -47,11 +47,13 @@ extension Publishers {
             self.transform = transform
         }
 
-        /// Attaches the subscriber through the operator's subscription (named "FlatMap").
+        /// Attaches the subscriber through the operator's subscription (named "FlatMap"), which
+        /// it receives at once, before the upstream is subscribed (as in Apple's Combine).
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Outer(downstream: subscriber, maxPublishers: maxPublishers,
-                                               transform: transform))
+            let outer = Outer(downstream: subscriber, maxPublishers: maxPublishers, transform: transform)
+            subscriber.receive(subscription: outer)
+            upstream.receive(subscriber: outer)
         }
     }
 }
@@ -88,16 +90,11 @@ extension Publishers.FlatMap {
 
         @inlinable
         func receive(subscription: any Subscription) {
-            let target = lock.withLock { () -> Downstream? in
-                guard let downstream, state.attachUpstream(subscription) else { return nil }
-                return downstream
-            }
-            guard let target else {
+            guard lock.withLock({ downstream != nil && state.attachUpstream(subscription) }) else {
                 subscription.cancel()
                 return
             }
-            target.receive(subscription: self)
-            lock.withLock { state.upstreamToRequest() }?.request(maxPublishers)
+            subscription.request(maxPublishers)
         }
 
         @inlinable
@@ -251,10 +248,8 @@ extension Publishers.FlatMap {
         }
 
         @usableFromInline var description: String { "FlatMap" }
-        @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any,
-                                    "maxPublishers": maxPublishers])
-        }
+        /// No children, as Apple's.
+        @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }

@@ -63,22 +63,16 @@ extension Publishers {
         /// returns the connection.
         ///
         /// Cancelling the returned instance cancels the upstream subscription (the subscribers stay
-        /// attached to the subject, and a later `connect()` subscribes the subject again). While a
-        /// connection is in place — until it is cancelled, including after the upstream completed —
-        /// `connect()` returns that same connection and does not subscribe again.
+        /// attached to the subject, and a later `connect()` subscribes the subject again). As in
+        /// Apple's Combine, every call subscribes the subject to the upstream again, even while an
+        /// earlier connection is in place: each returns its own connection.
         ///
         /// - Returns: A ``Cancellable`` that disconnects the subject from the upstream.
         public func connect() -> any Cancellable {
             let subject = sharedSubject()
-            let (connection, isNew) = lock.withLock { () -> (Connection, Bool) in
-                if let live = self.connection { return (live, false) }
-                let created = Connection(owner: self, subject: subject)
-                self.connection = created
-                return (created, true)
-            }
-            if isNew {
-                upstream.receive(subscriber: connection.bridge)
-            }
+            let connection = Connection(owner: self, subject: subject)
+            lock.withLock { self.connection = connection }
+            upstream.receive(subscriber: connection.bridge)
             return connection
         }
 

@@ -2,15 +2,18 @@ extension Publishers {
     /// A publisher that republishes elements until another publisher emits an element.
     ///
     /// The publisher subscribes to ``other`` first and requests a single value from it; when that
-    /// value arrives, it cancels both ``upstream`` and `other` and finishes. Until then the
-    /// upstream's elements and completion pass through. `other` finishing or failing without a
-    /// value changes nothing (its failure type is unrelated to this publisher's).
+    /// value arrives, it cancels ``upstream`` and finishes (`other` is not cancelled, as in Apple's
+    /// Combine). Until then the upstream's elements and completion pass through. `other` finishing
+    /// or failing without a value changes nothing (its failure type is unrelated to this
+    /// publisher's).
     ///
-    /// - Demand: downstream requests are passed to the upstream unchanged.
+    /// - Demand: downstream requests, `.none` included, are passed to the upstream unchanged.
     /// - Threading: the upstream and `other` may send on different threads; the downstream's
     ///   calls are serialised, and nothing follows the completion: an element already being
-    ///   delivered when `other` emits is delivered first, then `.finished`.
-    ///   `description` of the subscription is "PrefixUntilOutput".
+    ///   delivered when `other` emits is delivered first, then `.finished`. If `other` emits
+    ///   before the upstream's subscription arrives, the subscriber receives a subscription, then
+    ///   `.finished` (Apple's Combine sends `.finished` alone). The subscription has no
+    ///   description of its own (Apple's shows its type name).
     public struct PrefixUntilOutput<Upstream: Publisher, Other: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -39,8 +42,8 @@ extension Publishers {
         /// operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let inner = UntilOutputSubscription<S, Other.Output, Other.Failure>(
-                mode: .prefixUntil, downstream: subscriber, name: "PrefixUntilOutput", bridgeFailure: nil)
+            let inner = UntilOutputSubscription<S, Other.Output, Other.Failure, PrefixUntilOutputFlavor>(
+                downstream: subscriber, bridgeFailure: nil)
             other.receive(subscriber: inner.trigger)
             upstream.receive(subscriber: inner)
         }
@@ -51,7 +54,7 @@ extension Publisher {
     /// Republishes elements until another publisher emits an element.
     ///
     /// After the second publisher publishes an element, the publisher returned by this method
-    /// cancels the upstream and the second publisher and finishes. The second publisher finishing
+    /// cancels the upstream and finishes. The second publisher finishing
     /// or failing without an element does not end the stream.
     ///
     /// - Parameter publisher: A second publisher.

@@ -35,10 +35,13 @@ extension Publishers {
 extension Publishers.Retry: Equatable where Upstream: Equatable {}
 
 /// The subscription behind `retry`: forwards values, tracks outstanding demand, and re-subscribes
-/// to the upstream on failure while retries remain.
+/// to the upstream on failure while retries remain (a negative count: forever). As Apple's: the
+/// demand the downstream returns from `receive(_:)` is requested from the upstream, a value
+/// nobody asked for traps, the mirror has no children.
 @usableFromInline
 final class RetrySubscription<Upstream: Publisher, Downstream: Subscriber>:
-    Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable
+    Subscriber, Subscription, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible,
+    @unchecked Sendable
 where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failure {
     @usableFromInline typealias Input = Upstream.Output
     @usableFromInline typealias Failure = Upstream.Failure
@@ -59,6 +62,8 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     }
 
     @usableFromInline var description: String { "Retry" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var playgroundDescription: Any { description }
 
     /// Subscribes to the upstream, looping while subscriptions fail synchronously.
     @usableFromInline
@@ -96,18 +101,22 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
 
     @usableFromInline
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard let target = lock.withLock({ state.willDeliver() }) else { return .none }
+        guard let target = lock.withLock({ state.willDeliver("retry") }) else { return .none }
         let more = target.receive(input)
         guard more != .none else { return .none }
-        return lock.withLock { state.delivered(adding: more) }
+        // As Apple's Combine: requested from the upstream (the next one, if it is between two),
+        // not returned.
+        lock.withLock { state.returned(more) }?.request(more)
+        return .none
     }
 
     @usableFromInline
     func receive(completion: Subscribers.Completion<Failure>) {
         let action: Action = lock.withLock {
             guard !state.terminated else { return .nothing }
-            if case .failure = completion, remaining.map({ $0 > 0 }) ?? true {
-                remaining = remaining.map { $0 - 1 }
+            // A negative count retries forever, as in Apple's Combine.
+            if case .failure = completion, remaining.map({ $0 != 0 }) ?? true {
+                remaining = remaining.map { $0 > 0 ? $0 - 1 : $0 }
                 state.detachCurrent()
                 if subscribing {
                     resubscribe = true

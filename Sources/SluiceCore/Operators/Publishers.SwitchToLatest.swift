@@ -11,6 +11,8 @@ extension Publishers {
     /// - Completion: finishes once the upstream and the current inner publisher have finished; the
     ///   first failure, upstream or inner, cancels everything else and is sent downstream.
     /// - Threading: values reach the downstream one at a time, whatever thread they come from.
+    /// - As in Apple's Combine, the subscriber receives its subscription before the upstream is
+    ///   subscribed; cancelling cancels the current inner publisher, then the upstream.
     public struct SwitchToLatest<P: Publisher, Upstream: Publisher>: Publisher
     where P == Upstream.Output, P.Failure == Upstream.Failure {
         /// The kind of values published by this publisher: the inner publishers'.
@@ -29,10 +31,13 @@ extension Publishers {
             self.upstream = upstream
         }
 
-        /// Attaches the subscriber through the operator's subscription (named "SwitchToLatest").
+        /// Attaches the subscriber through the operator's subscription (named "SwitchToLatest"),
+        /// which it receives at once, before the upstream is subscribed (as in Apple's Combine).
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Outer(downstream: subscriber))
+            let outer = Outer(downstream: subscriber)
+            subscriber.receive(subscription: outer)
+            upstream.receive(subscriber: outer)
         }
     }
 }
@@ -62,16 +67,11 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         func receive(subscription: any Subscription) {
-            let target = lock.withLock { () -> Downstream? in
-                guard let downstream, state.attachUpstream(subscription) else { return nil }
-                return downstream
-            }
-            guard let target else {
+            guard lock.withLock({ downstream != nil && state.attachUpstream(subscription) }) else {
                 subscription.cancel()
                 return
             }
-            target.receive(subscription: self)
-            lock.withLock { state.upstreamToRequest() }?.request(.unlimited)
+            subscription.request(.unlimited)
         }
 
         @inlinable

@@ -247,7 +247,8 @@ struct FlatMapStateTests {
         let id = state.addInner()!
         _ = state.attachInner(id, inner)
         let cancel = state.cancel()
-        #expect(cancel.count == 2 && same(cancel.first, upstream) && same(cancel.last, inner))
+        // The inners first, then the upstream (Apple's order).
+        #expect(cancel.count == 2 && same(cancel.first, inner) && same(cancel.last, upstream))
         let r24 = state.cancel()
         #expect(r24.isEmpty)
         let r25 = state.receiveInner(1, from: id)

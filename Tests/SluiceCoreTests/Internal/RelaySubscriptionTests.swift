@@ -16,12 +16,32 @@ struct RelaySubscriptionTests {
         let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(2), demandPerValue: .max(3))
         upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Multicast"))
         #expect(upstream.subscription.requests == [.max(2)])
-        #expect(upstream.send(1) == .max(3))
+        // "Multicast", as Apple's: the demand returned from receive(_:) is requested.
+        #expect(upstream.send(1) == .none)
+        #expect(upstream.subscription.requests == [.max(2), .max(3)])
         subscriber.request(.max(1))
-        #expect(upstream.subscription.requests == [.max(2), .max(1)])
+        subscriber.request(.none)  // ignored, no trap (as Apple's Combine)
+        #expect(upstream.subscription.requests == [.max(2), .max(3), .max(1)])
         upstream.send(completion: .failure(TestError(code: 9)))
         upstream.send(2)
         #expect(subscriber.eventDescriptions == ["subscription(Multicast)", "value(1)", "failure(TestError(code: 9))"])
+    }
+
+    @Test func anUnnamedRelayReturnsTheDemandFromReceive() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(2), demandPerValue: .max(3))
+        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: nil))
+        #expect(upstream.send(1) == .max(3))
+        #expect(upstream.subscription.requests == [.max(2)])
+    }
+
+    @Test func aNamedRelaysMirrorHasNoChildren() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Multicast"))
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+        #expect((subscriber.subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "Multicast")
     }
 
     @Test func takesTheUpstreamSubscriptionsDescriptionWhenUnnamed() {

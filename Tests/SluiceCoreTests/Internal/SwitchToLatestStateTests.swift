@@ -111,12 +111,14 @@ struct SwitchToLatestStateTests {
     @Test func finishesWhenUpstreamAndCurrentInnerHaveFinished() {
         var (state, _) = subscribed()
         let id = state.switchInner()!.id
+        _ = state.attachInner(id, Sub())  // an inner completes after its subscription
         let r18 = state.upstreamCompleted(.finished)
         #expect(r18.completion == nil)
         let r19 = state.innerCompleted(id, .finished)
         #expect(r19.completion == .finished)
         var (other, _) = subscribed()
         let otherID = other.switchInner()!.id
+        _ = other.attachInner(otherID, Sub())
         let r20 = other.innerCompleted(otherID, .finished)
         #expect(r20.completion == nil)
         let r21 = other.upstreamCompleted(.finished)
@@ -168,7 +170,8 @@ struct SwitchToLatestStateTests {
         let inner = Sub()
         _ = state.attachInner(id, inner)
         let cancel = state.cancel()
-        #expect(cancel.count == 2 && same(cancel.first, upstream) && same(cancel.last, inner))
+        // The inner first, then the upstream (Apple's order).
+        #expect(cancel.count == 2 && same(cancel.first, inner) && same(cancel.last, upstream))
         let r25 = state.cancel()
         #expect(r25.isEmpty)
         let r26 = state.receiveInner(1, from: id)

@@ -25,7 +25,7 @@ struct SwitchingUpstreamTests {
         var state = State(downstream: TestSubscriber())
         _ = state.attach(ManualPublisher<Int, Never>.Subscription())
         #expect(state.request(.max(3)) != nil)
-        #expect(state.willDeliver() != nil)
+        #expect(state.willDeliver("test") != nil)
         #expect(state.delivered(adding: .max(2)) == .max(2))
         state.detachCurrent()
         guard case .request(let owed) = state.attach(ManualPublisher<Int, Never>.Subscription()) else {
@@ -33,6 +33,31 @@ struct SwitchingUpstreamTests {
             return
         }
         #expect(owed == .max(4))  // 3 requested − 1 delivered + 2 returned
+    }
+
+    @Test func returnedDemandIsForTheCurrentUpstreamAndCarriedOver() {
+        var state = State(downstream: TestSubscriber())
+        let current = ManualPublisher<Int, Never>.Subscription()
+        _ = state.attach(current)
+        _ = state.request(.max(1))
+        _ = state.willDeliver("test")
+        #expect(state.returned(.max(2)) as AnyObject? === current)
+        state.detachCurrent()
+        #expect(state.returned(.max(1)) == nil)
+        guard case .request(let owed) = state.attach(ManualPublisher<Int, Never>.Subscription()) else {
+            Issue.record("a replacement must be asked for the demand owed")
+            return
+        }
+        #expect(owed == .max(3))
+    }
+
+    @Test func aValueNobodyAskedForStopsTheProgram() async {
+        // As in Apple's Combine (catch, tryCatch, retry).
+        await #expect(processExitsWith: .failure) {
+            var state = SwitchingUpstream<TestSubscriber<Int, Never>>(downstream: TestSubscriber())
+            _ = state.attach(ManualPublisher<Int, Never>.Subscription())
+            _ = state.willDeliver("test")
+        }
     }
 
     @Test func nothingIsOwedMeansNothingIsRequested() {
@@ -49,7 +74,7 @@ struct SwitchingUpstreamTests {
         var state = State(downstream: TestSubscriber())
         _ = state.attach(ManualPublisher<Int, Never>.Subscription())
         _ = state.request(.unlimited)
-        for _ in 0..<5 { _ = state.willDeliver() }
+        for _ in 0..<5 { _ = state.willDeliver("test") }
         state.detachCurrent()
         guard case .request(let owed) = state.attach(ManualPublisher<Int, Never>.Subscription()) else {
             Issue.record("unlimited demand must be carried over")
@@ -63,7 +88,7 @@ struct SwitchingUpstreamTests {
         _ = state.attach(ManualPublisher<Int, Never>.Subscription())
         #expect(state.terminate() != nil)
         #expect(state.terminate() == nil)
-        #expect(state.willDeliver() == nil)
+        #expect(state.willDeliver("test") == nil)
         #expect(state.request(.max(1)) == nil)
         #expect(state.cancel() == nil)
         guard case .cancel = state.attach(ManualPublisher<Int, Never>.Subscription()) else {

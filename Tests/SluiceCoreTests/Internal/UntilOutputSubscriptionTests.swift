@@ -5,19 +5,23 @@ import Testing
 struct UntilOutputStateTests {
     typealias State = UntilOutputState<TestError>
 
-    @Test func dropReplacesValuesUntilTriggeredThenDelivers() {
+    @Test func dropIgnoresValuesUntilTriggeredThenDelivers() {
         var state = State(mode: .dropUntil)
-        #expect(state.deliveryEnded() == nil)
-        #expect(state.upstreamValue() == .replace)
-        guard case .cancelOther = state.otherValue() else { Issue.record("no cancel"); return }
+        state.demand = .max(3)
+        #expect(state.upstreamValue() == .ignore)
+        #expect(state.demand == .max(2))  // a dropped value counts against the demand
+        guard case .forgetOther = state.otherValue() else { Issue.record("other kept"); return }
         #expect(state.upstreamValue() == .deliver)
         #expect(state.active == 1)
+        state.delivered(more: .max(4))
+        #expect(state.demand == .max(5))
         #expect(state.deliveryEnded() == nil)
         guard case .ignore = state.otherValue() else { Issue.record("second trigger acted"); return }
     }
 
     @Test func prefixDeliversUntilTriggeredThenEnds() {
         var state = State(mode: .prefixUntil)
+        #expect(state.active == 1)  // prefix's subscription window is open from the start
         _ = state.deliveryEnded()
         #expect(state.upstreamValue() == .deliver)
         _ = state.deliveryEnded()
@@ -27,6 +31,7 @@ struct UntilOutputStateTests {
 
     @Test func aCompletionDecidedDuringADeliveryWaitsForIt() {
         var state = State(mode: .prefixUntil)
+        #expect(state.active == 1)  // prefix's subscription window is open from the start
         _ = state.deliveryEnded()
         #expect(state.upstreamValue() == .deliver)
         guard case .end(nil) = state.otherValue() else { Issue.record("delivered during a delivery"); return }
@@ -34,26 +39,29 @@ struct UntilOutputStateTests {
         #expect(state.deliveryEnded() == .finished)
     }
 
-    @Test func aCompletionBeforeTheSubscriptionWaitsForTheWindow() {
+    @Test func aCompletionDuringTheSubscriptionWaitsForIt() {
         var state = State(mode: .dropUntil)
+        state.active += 1  // the downstream is inside receive(subscription:)
         guard case .end(nil) = state.otherCompleted(failure: TestError(code: 2)) else {
-            Issue.record("delivered before the subscription"); return
+            Issue.record("delivered during the subscription"); return
         }
         #expect(state.deliveryEnded() == .failure(TestError(code: 2)))
     }
 
-    @Test func theOtherFinishingOrPrefixIgnoringFailuresChangesNothing() {
+    @Test func theOtherCompletingBeforeItsValueEndsDropButNotPrefix() {
         var drop = State(mode: .dropUntil)
-        guard case .ignore = drop.otherCompleted(failure: nil) else { Issue.record("drop acted"); return }
+        guard case .end(.some(.finished)) = drop.otherCompleted(failure: nil) else { Issue.record("drop went on"); return }
+        var failing = State(mode: .dropUntil)
+        guard case .end(.some(.failure(TestError(code: 3)))) = failing.otherCompleted(failure: TestError(code: 3))
+        else { Issue.record("drop did not fail"); return }
         var prefix = State(mode: .prefixUntil)
-        guard case .ignore = prefix.otherCompleted(failure: TestError()) else { Issue.record("prefix acted"); return }
+        guard case .ignore = prefix.otherCompleted(failure: nil) else { Issue.record("prefix acted"); return }
         _ = prefix.deliveryEnded()
         #expect(prefix.upstreamValue() == .deliver)
     }
 
     @Test func upstreamCompletionEndsOnceAndCancelSilences() {
         var state = State(mode: .dropUntil)
-        _ = state.deliveryEnded()
         let first = state.upstreamCompleted(.finished)
         #expect(first.ended && first.deliver == .finished)
         let second = state.upstreamCompleted(.finished)
@@ -62,5 +70,8 @@ struct UntilOutputStateTests {
         cancelled.cancel()
         #expect(cancelled.upstreamValue() == .ignore)
         guard case .ignore = cancelled.otherValue() else { Issue.record("acted after cancel"); return }
+        var cancelledDrop = State(mode: .dropUntil)
+        cancelledDrop.cancel()
+        #expect(cancelledDrop.upstreamValue() == .ignore)  // no demand, but cancelled: no trap
     }
 }

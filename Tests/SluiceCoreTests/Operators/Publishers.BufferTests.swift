@@ -66,13 +66,25 @@ struct BufferTests {
         #expect(subscriber.values == [1])
     }
 
-    @Test func theSubscriptionReachesTheDownstreamBeforeTheUpstreamIsAsked() {
+    @Test(arguments: bothPrefetches)
+    func theUpstreamIsAskedBeforeTheSubscriptionReachesTheDownstream(prefetch: Publishers.PrefetchStrategy) {
+        // As in Apple's Combine.
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
-        subscriber.onSubscription = { _ in #expect(upstream.subscription.requests.isEmpty) }
-        upstream.buffer(size: 2, prefetch: .keepFull, whenFull: .dropOldest).subscribe(subscriber)
+        subscriber.onSubscription = { _ in
+            #expect(upstream.subscription.requests == [prefetch == .keepFull ? .max(2) : .unlimited])
+        }
+        upstream.buffer(size: 2, prefetch: prefetch, whenFull: .dropOldest).subscribe(subscriber)
         #expect(subscriber.eventDescriptions == ["subscription(Buffer)"])
-        #expect(upstream.subscription.requests == [.max(2)])
+    }
+
+    @Test func aSynchronousUpstreamFillsTheBufferBeforeTheDownstreamAsks() {
+        // `.byRequest` asks for `.unlimited` before the downstream has its subscription: a
+        // synchronous upstream overflows the buffer at once (Apple's Combine does the same).
+        let subscriber = TestSubscriber<Int, Never>()
+        (1...10).publisher.buffer(size: 3, prefetch: .byRequest, whenFull: .dropOldest).subscribe(subscriber)
+        #expect(subscriber.values == [8, 9, 10])
+        #expect(subscriber.completion == .finished)
     }
 
     // MARK: Full buffer, every combination
@@ -104,7 +116,10 @@ struct BufferTests {
     }
 
     @Test(arguments: bothPrefetches)
-    func customErrorCancelsUpstreamAndFailsAtOnce(prefetch: Publishers.PrefetchStrategy) {
+    func customErrorCancelsUpstreamAndFailsAtTheNextRequest(prefetch: Publishers.PrefetchStrategy) {
+        // As in Apple's Combine: the error waits for a request, and follows the values it asks
+        // for (the rest of the buffer is discarded); `.keepFull` still asks the cancelled
+        // upstream for the values that left.
         let calls = Shared(0)
         let (upstream, subscriber) = hotBuffer(size: 2, prefetch: prefetch, whenFull: .customError {
             calls.mutate { $0 += 1 }
@@ -115,12 +130,29 @@ struct BufferTests {
         #expect(subscriber.completion == nil)
         upstream.send(3)
         #expect(upstream.subscription.cancelCount == 1)
-        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "failure(TestError(code: 9))"])
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)"])
         upstream.send(4)
         upstream.send(completion: .finished)
+        subscriber.request(.max(1))
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "value(1)", "failure(TestError(code: 9))"])
         subscriber.request(.unlimited)
-        #expect(subscriber.events.count == 2)
+        #expect(subscriber.events.count == 3)
         #expect(calls.value == 1)
+        let first: Subscribers.Demand = prefetch == .keepFull ? .max(2) : .unlimited
+        #expect(upstream.subscription.requests == (prefetch == .keepFull ? [first, .max(1)] : [first]))
+    }
+
+    @Test func aCustomErrorClosureSendingToTheBufferStopsTheProgram() async {
+        // Apple's Combine traps (its lock is taken again).
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<Int, TestError>()
+            let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(2))
+            upstream.buffer(size: 0, prefetch: .keepFull, whenFull: .customError {
+                _ = upstream.send(2)
+                return TestError()
+            }).subscribe(subscriber)
+            _ = upstream.send(1)
+        }
     }
 
     @Test(arguments: bothPrefetches)
@@ -193,14 +225,41 @@ struct BufferTests {
         #expect(subscriber.values == [1])
         #expect(subscriber.completion == nil)
         subscriber.request(.max(1))
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "value(1)", "value(2)"])
+        subscriber.request(.max(1))  // as in Apple's Combine, `.finished` waits for demand too
         #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "value(1)", "value(2)", "finished"])
     }
 
     @Test(arguments: bothPrefetches)
-    func finishedWithAnEmptyBufferIsImmediate(prefetch: Publishers.PrefetchStrategy) {
+    func finishedWithAnEmptyBufferWaitsForDemand(prefetch: Publishers.PrefetchStrategy) {
+        // As in Apple's Combine: and values arriving meanwhile are still buffered.
         let (upstream, subscriber) = hotBuffer(size: 5, prefetch: prefetch, whenFull: .dropNewest)
         upstream.send(completion: .finished)
-        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "finished"])
+        upstream.send(completion: .failure(TestError()))
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)"])
+        upstream.send(1)
+        subscriber.request(.max(1))
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "value(1)"])
+        subscriber.request(.max(1))
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)", "value(1)", "finished"])
+        let (direct, waiting) = hotBuffer(size: 5, prefetch: prefetch, whenFull: .dropNewest, initialDemand: .max(1))
+        direct.send(completion: .finished)
+        #expect(waiting.eventDescriptions == ["subscription(Buffer)", "finished"])
+    }
+
+    @Test func anUpstreamFailureOvertakesADeliveryInProgress() {
+        // As in Apple's Combine: the failure reaches the downstream at once, and the delivery
+        // in progress still hands out what was asked for.
+        let (upstream, subscriber) = hotBuffer(size: 5, prefetch: .byRequest, whenFull: .dropOldest)
+        subscriber.onValue = { _, _ in
+            upstream.send(completion: .failure(TestError(code: 3)))
+            return .none
+        }
+        for value in 1...5 { upstream.send(value) }
+        subscriber.request(.max(3))
+        #expect(subscriber.eventDescriptions == [
+            "subscription(Buffer)", "value(1)", "failure(TestError(code: 3))", "value(2)", "value(3)",
+        ])
     }
 
     @Test(arguments: bothPrefetches)
@@ -316,6 +375,8 @@ struct BufferTests {
         upstream.send(completion: .finished)
         #expect(detector.overlaps == 0)
         #expect(subscriber.values == Array(0..<count))
+        #expect(subscriber.completion == nil)  // `.finished` waits for demand
+        subscriber.request(.max(1))
         #expect(subscriber.completion == .finished)
     }
 
@@ -372,6 +433,7 @@ struct BufferTests {
                 .subscribe(subscriber)
             upstream.send(1)
             upstream.send(2)
+            subscriber.request(.max(1))
             #expect(subscriber.completion != nil)
             upstream.detachAll()
         }
@@ -397,14 +459,43 @@ struct BufferTests {
         #expect(Set([Publishers.PrefetchStrategy.keepFull, .keepFull, .byRequest]).count == 2)
     }
 
-    @Test func zeroDemandStopsTheProgram() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            PublisherContract.requestZeroDemand { PassthroughSubject<Int, Never>().buffer(size: 2, prefetch: .keepFull, whenFull: .dropNewest) }
+    @Test(arguments: bothPrefetches)
+    func zeroDemandIsIgnored(prefetch: Publishers.PrefetchStrategy) {
+        // Apple's Combine does not trap here, even from inside `receive(_:)`.
+        let (upstream, subscriber) = hotBuffer(size: 5, prefetch: prefetch, whenFull: .dropNewest,
+                                               initialDemand: .max(1))
+        subscriber.onValue = { _, subscriber in
+            subscriber.request(.none)
+            return .none
         }
-        if let result {
-            let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-            #expect(message.contains("must not be called with .none"), "stderr: \(message)")
-        }
+        subscriber.request(.none)
+        upstream.send(1)
+        upstream.send(2)
+        #expect(subscriber.values == [1])
+        #expect(upstream.subscription.requests.count == 1)
+    }
+
+    @Test func cancelBeforeTheUpstreamSubscriptionDoesNothing() {
+        // As in Apple's Combine: the subscription arriving later is still asked, not cancelled.
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        let buffer = BufferSubscription<Int, Never, TestSubscriber<Int, Never>>(
+            downstream: subscriber, size: 2, prefetch: .keepFull, whenFull: .dropNewest)
+        buffer.cancel()
+        let upstream = ManualPublisher<Int, Never>()
+        upstream.subscribe(buffer)
+        #expect(upstream.subscription.requests == [.max(2)])
+        #expect(upstream.subscription.cancelCount == 0)
+        #expect(subscriber.eventDescriptions == ["subscription(Buffer)"])
+    }
+
+    @Test func mirror() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.buffer(size: 3, prefetch: .keepFull, whenFull: .dropNewest).subscribe(subscriber)
+        upstream.send(4)
+        let mirror = Mirror(reflecting: subscriber.subscription!)
+        #expect(mirror.children.map(\.label) == ["values", "state", "downstreamDemand", "terminal"])
+        #expect(mirror.children.map { String(describing: $0.value) } == ["[4]", "subscribed", "max(0)", "nil"])
     }
 
     @Test func keepsTheContract() async throws {
@@ -432,85 +523,106 @@ struct BufferTests {
 struct BufferStateTests {
     typealias State = BufferState<Int, TestError>
 
-    @Test func aValueGoesStraightThroughWhenDemandWaitsAndTheBufferIsEmpty() {
-        var state = State(capacity: 2, overflow: .dropNewest, refills: true)
-        guard case .idle = state.subscriptionDelivered() else { Issue.record("not idle"); return }
-        guard case .idle = state.request(.max(1)) else { Issue.record("not idle"); return }
-        guard case .deliver(1) = state.receive(1) else { Issue.record("not delivered"); return }
-        #expect(state.isDelivering)
-        guard case .idle = state.delivered(more: .none) else { Issue.record("not idle"); return }
-        #expect(!state.isDelivering)
-        #expect(state.takeRefills() == 1)
-        #expect(state.takeRefills() == 0)
+    static func subscribed(capacity: Int, overflow: BufferOverflow) -> State {
+        var state = State(capacity: capacity, overflow: overflow)
+        state.status = .subscribed
+        _ = state.subscriptionDelivered()
+        return state
     }
 
-    @Test func valuesArrivingDuringADeliveryQueueBehindIt() {
-        var state = State(capacity: 2, overflow: .dropNewest, refills: false)
-        _ = state.subscriptionDelivered()
+    @Test func aValueWithDemandWaitingStartsADrain() {
+        var state = Self.subscribed(capacity: 2, overflow: .dropNewest)
+        let drains = state.request(.max(1))
+        #expect(drains)  // nothing to hand out yet: the drain ends at once
+        guard case .idle = state.nextStep() else { Issue.record("not idle"); return }
+        guard case .drain = state.receive(1) else { Issue.record("no drain"); return }
+        guard case .value(1) = state.nextStep() else { Issue.record("not delivered"); return }
+        state.delivered(more: .none)
+        guard case .idle = state.nextStep() else { Issue.record("not idle"); return }
+        #expect(!state.isDraining)
+    }
+
+    @Test func valuesArrivingDuringADrainQueueBehindIt() {
+        var state = Self.subscribed(capacity: 2, overflow: .dropNewest)
         _ = state.request(.max(3))
-        guard case .deliver(1) = state.receive(1) else { Issue.record("not delivered"); return }
-        guard case .queued = state.receive(2) else { Issue.record("not queued"); return }
-        guard case .value(2) = state.delivered(more: .none) else { Issue.record("2 not next"); return }
-        guard case .idle = state.delivered(more: .none) else { Issue.record("not idle"); return }
+        _ = state.nextStep()
+        guard case .drain = state.receive(1) else { Issue.record("no drain"); return }
+        guard case .value(1) = state.nextStep() else { Issue.record("1 not next"); return }
+        guard case .stored = state.receive(2) else { Issue.record("not stored"); return }
+        state.delivered(more: .none)
+        guard case .value(2) = state.nextStep() else { Issue.record("2 not next"); return }
+        guard case .idle = state.nextStep() else { Issue.record("not idle"); return }
         #expect(state.demand == .max(1))
-        #expect(state.takeRefills() == 0)
     }
 
     @Test func overflowStrategies() {
-        var newest = State(capacity: 1, overflow: .dropNewest, refills: false)
-        _ = newest.subscriptionDelivered()
-        guard case .queued = newest.receive(1), case .dropped = newest.receive(2) else {
-            Issue.record("dropNewest"); return
-        }
-        var oldest = State(capacity: 1, overflow: .dropOldest, refills: false)
-        _ = oldest.subscriptionDelivered()
-        guard case .queued = oldest.receive(1), case .queued = oldest.receive(2) else {
-            Issue.record("dropOldest"); return
-        }
-        guard case .value(2) = oldest.request(.max(1)) else { Issue.record("2 not kept"); return }
-        var failing = State(capacity: 1, overflow: .fail, refills: false)
-        _ = failing.subscriptionDelivered()
-        guard case .queued = failing.receive(1), case .overflow = failing.receive(2) else {
-            Issue.record("fail"); return
-        }
-        guard case .dropped = failing.receive(3) else { Issue.record("accepted after overflow"); return }
-        guard case .completion(.failure(TestError(code: 5))) = failing.fail(TestError(code: 5)) else {
-            Issue.record("no failure"); return
-        }
-    }
-
-    @Test func completionsWaitForTheSubscriptionWindow() {
-        var state = State(capacity: 2, overflow: .dropNewest, refills: false)
-        guard case .idle = state.receive(completion: .finished) else { Issue.record("delivered early"); return }
-        guard case .completion(.finished) = state.subscriptionDelivered() else { Issue.record("lost"); return }
-        #expect(state.isTerminal)
-    }
-
-    @Test func aFailureOvertakesBufferedValuesAndFinishedDoesNot() {
-        var finishing = State(capacity: 3, overflow: .dropNewest, refills: false)
-        _ = finishing.subscriptionDelivered()
-        _ = finishing.receive(1)
-        guard case .idle = finishing.receive(completion: .finished) else { Issue.record("finished early"); return }
-        guard case .value(1) = finishing.request(.max(1)) else { Issue.record("value lost"); return }
-        guard case .completion(.finished) = finishing.delivered(more: .none) else { Issue.record("no finish"); return }
-
-        var failing = State(capacity: 3, overflow: .dropNewest, refills: false)
-        _ = failing.subscriptionDelivered()
+        var newest = Self.subscribed(capacity: 1, overflow: .dropNewest)
+        _ = newest.receive(1)
+        _ = newest.receive(2)
+        #expect(Array(newest.items[newest.head...]) == [1])
+        var oldest = Self.subscribed(capacity: 1, overflow: .dropOldest)
+        _ = oldest.receive(1)
+        _ = oldest.receive(2)
+        #expect(Array(oldest.items[oldest.head...]) == [2])
+        var failing = Self.subscribed(capacity: 1, overflow: .fail)
         _ = failing.receive(1)
-        guard case .completion(.failure) = failing.receive(completion: .failure(TestError())) else {
+        guard case .overflow = failing.receive(2) else { Issue.record("no overflow"); return }
+        failing.overflowed(with: TestError(code: 5))
+        _ = failing.receive(3)
+        #expect(failing.count == 1)
+        let outcome0 = failing.request(.max(1))
+        #expect(outcome0)
+        guard case .value(1) = failing.nextStep(),
+              case .completion(.failure(TestError(code: 5))) = failing.nextStep()
+        else { Issue.record("no failure after the value"); return }
+    }
+
+    @Test func finishedNeedsAnEmptyBufferAndDemand() {
+        var state = Self.subscribed(capacity: 3, overflow: .dropNewest)
+        _ = state.receive(1)
+        guard case .idle = state.receive(completion: .finished) else { Issue.record("finished early"); return }
+        let outcome1 = state.request(.max(1))
+        #expect(outcome1)
+        guard case .value(1) = state.nextStep() else { Issue.record("value lost"); return }
+        guard case .idle = state.nextStep() else { Issue.record("finished without demand"); return }
+        let outcome2 = state.request(.max(1))
+        #expect(outcome2)
+        guard case .completion(.finished) = state.nextStep() else { Issue.record("no finish"); return }
+        #expect(state.status == .closed)
+    }
+
+    @Test func aFailureIsImmediate() {
+        var state = Self.subscribed(capacity: 3, overflow: .dropNewest)
+        _ = state.receive(1)
+        guard case .completion(.failure) = state.receive(completion: .failure(TestError())) else {
             Issue.record("failure waited"); return
         }
+        guard case .stored = state.receive(2) else { Issue.record("accepted after failure"); return }
+        #expect(state.count == 1)
     }
 
-    @Test func cancelStopsEverything() {
-        var state = State(capacity: 3, overflow: .dropNewest, refills: true)
-        _ = state.subscriptionDelivered()
+    @Test func aFailureBeforeTheDownstreamHasItsSubscriptionWaitsForIt() {
+        var state = State(capacity: 3, overflow: .dropNewest)
+        state.status = .subscribed
+        guard case .idle = state.receive(completion: .failure(TestError())) else { Issue.record("too early"); return }
+        guard case .completion(.failure) = state.subscriptionDelivered().deliver else { Issue.record("lost"); return }
+    }
+
+    @Test func cancelStopsEverythingButOnlyOnceSubscribed() {
+        var waiting = State(capacity: 3, overflow: .dropNewest)
+        let outcome3 = waiting.cancel()
+        #expect(!outcome3)
+        #expect(waiting.status == .awaitingSubscription)
+        var state = Self.subscribed(capacity: 3, overflow: .dropNewest)
         _ = state.receive(1)
-        state.cancel()
-        guard case .idle = state.request(.max(1)), case .dropped = state.receive(2),
-              case .idle = state.receive(completion: .finished)
+        let outcome4 = state.cancel()
+        #expect(outcome4)
+        let outcome5 = state.request(.max(1))
+        #expect(!outcome5)
+        guard case .stored = state.receive(2), case .idle = state.receive(completion: .finished)
         else { Issue.record("acted after cancel"); return }
         #expect(state.count == 0)
-        #expect(state.takeRefills() == 0)
+        let outcome6 = state.cancel()
+        #expect(!outcome6)
     }
 }

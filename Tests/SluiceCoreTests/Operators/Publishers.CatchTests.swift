@@ -15,6 +15,52 @@ struct CatchTests {
         #expect(subscriber.completion == .finished)
     }
 
+    @Test func aValueNobodyAskedForStopsTheProgram() async {
+        // As in Apple's Combine.
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<Int, TestError>()
+            upstream.catch { _ in Just(1) }.subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+            _ = upstream.send(1)
+        }
+    }
+
+    @Test func theFailedUpstreamFailingAgainStopsTheProgram() async {
+        // As in Apple's Combine.
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<Int, TestError>()
+            upstream.catch { _ in Empty<Int, Never>(completeImmediately: false) }
+                .subscribe(TestSubscriber<Int, Never>())
+            upstream.send(completion: .failure(TestError()))
+            upstream.send(completion: .failure(TestError()))
+        }
+    }
+
+    @Test func aCompletionBeforeTheSubscriptionIsIgnored() {
+        // As in Apple's Combine.
+        struct CompletesFirst: Publisher {
+            typealias Output = Int
+            typealias Failure = TestError
+            func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == TestError {
+                subscriber.receive(completion: .failure(TestError()))
+                subscriber.receive(completion: .finished)
+            }
+        }
+        let subscriber = TestSubscriber<Int, Never>()
+        CompletesFirst().catch { _ in Just(1) }.subscribe(subscriber)
+        #expect(subscriber.events.isEmpty)
+    }
+
+    @Test func descriptionAndMirror() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(2))
+        upstream.catch { _ in Just(1) }.subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        #expect(String(describing: subscription) == "Catch")
+        #expect(Mirror(reflecting: subscription).children.map(\.label) == ["downstream", "demand"])
+        #expect(Mirror(reflecting: subscription).children.map { String(describing: $0.value) }.last == "max(2)")
+        #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "Catch")
+    }
+
     @Test func finishedPassesThroughWithoutTheHandler() {
         var calls = 0
         let subscriber = TestSubscriber<Int, Never>()

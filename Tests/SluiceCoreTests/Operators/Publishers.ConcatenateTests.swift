@@ -333,6 +333,44 @@ struct ConcatenateTests {
         #expect(String(describing: subscriber.subscription!) == "Concatenate")
         #expect(prefix.subscriberDescription == "Concatenate")
         #expect(suffix.subscriberDescription == "Concatenate")
+        // As in Apple's Combine: no children, and both sides share the subscription's identifier.
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+        #expect(suffix.subscriberIdentifiers == [subscriber.subscription!.combineIdentifier])
+        #expect(prefix.subscriberIdentifiers == [subscriber.subscription!.combineIdentifier])
+    }
+
+    @Test func zeroDemandIsPassedOnToTheActiveSide() {
+        // Apple's Combine passes `.none` on rather than trapping.
+        let prefix = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(2))
+        prefix.append(ManualPublisher<Int, Never>()).subscribe(subscriber)
+        subscriber.request(.none)
+        #expect(prefix.subscription.requests == [.max(2), .none])
+    }
+
+    @Test func aPrefixValueBeyondTheDemandIsDropped() {
+        // As in Apple's Combine.
+        let prefix = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        prefix.append(4).subscribe(subscriber)
+        #expect(prefix.send(1) == .none)
+        #expect(prefix.send(2) == .none)
+        #expect(subscriber.values == [1])
+    }
+
+    @Test func cancelReleasesTheSuffix() {
+        final class Witness: @unchecked Sendable {}
+        weak var weakWitness: Witness?
+        let prefix = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        do {
+            let witness = Witness()
+            weakWitness = witness
+            prefix.append(Deferred { [witness] in _ = witness; return Just(1) }).subscribe(subscriber)
+        }
+        #expect(weakWitness != nil)
+        subscriber.cancel()
+        #expect(weakWitness == nil)
     }
 
     @Test func keepsTheContract() async throws {

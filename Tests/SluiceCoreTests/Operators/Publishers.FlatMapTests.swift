@@ -444,6 +444,28 @@ struct FlatMapTests {
 
     // MARK: Descriptions and types
 
+    @Test func theSubscriptionArrivesBeforeTheUpstreamIsSubscribed() {
+        // As in Apple's Combine.
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subscriber.onSubscription = { _ in #expect(upstream.subscriberCount == 0) }
+        upstream.flatMap(maxPublishers: .max(2)) { Just($0) }.subscribe(subscriber)
+        #expect(upstream.subscription.requests == [.max(2)])
+    }
+
+    @Test func mirrors() {
+        // As Apple's: the subscription has no children, an inner subscriber names its parent.
+        let upstream = PassthroughSubject<Int, Never>()
+        let inner = CapturingPublisher()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.flatMap { _ in inner }.subscribe(subscriber)
+        upstream.send(0)
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+        let mirror = Mirror(reflecting: inner.subscriber.value!)
+        #expect(mirror.children.map(\.label) == ["parentSubscription"])
+        #expect(mirror.children.first.map { "\($0.value)" } == "\(subscriber.subscription!.combineIdentifier)")
+    }
+
     @Test func descriptions() {
         let upstream = ManualPublisher<Int, Never>()
         let inner = ManualPublisher<Int, Never>()

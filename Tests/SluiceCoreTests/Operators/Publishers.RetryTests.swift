@@ -32,6 +32,44 @@ struct RetryTests {
         #expect(upstream.subscription.requests == [.max(3), .max(2)])  // 3 first, then the 2 still owed
     }
 
+    @Test func demandReturnedFromReceiveIsRequested() {
+        // As in Apple's Combine: requested from the upstream rather than returned to it.
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(3), demandPerValue: .max(5))
+        upstream.retry(1).subscribe(subscriber)
+        #expect(upstream.send(1) == .none)
+        #expect(upstream.subscription.requests == [.max(3), .max(5)])
+    }
+
+    @Test func aNegativeCountRetriesForever() {
+        // As in Apple's Combine.
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        upstream.retry(-1).subscribe(subscriber)
+        for _ in 0..<5 { upstream.send(completion: .failure(TestError())) }
+        #expect(upstream.subscriberCount == 6)
+        #expect(subscriber.completion == nil)
+    }
+
+    @Test func aValueNobodyAskedForStopsTheProgram() async {
+        // As in Apple's Combine.
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<Int, TestError>()
+            upstream.retry(1).subscribe(TestSubscriber<Int, TestError>(initialDemand: .none))
+            _ = upstream.send(1)
+        }
+    }
+
+    @Test func descriptionAndMirror() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        upstream.retry(1).subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        #expect(String(describing: subscription) == "Retry")
+        #expect(Mirror(reflecting: subscription).children.isEmpty)
+        #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "Retry")
+    }
+
     @Test func cancelCancelsTheCurrentUpstream() {
         let upstream = ManualPublisher<Int, TestError>()
         let subscriber = TestSubscriber<Int, TestError>()

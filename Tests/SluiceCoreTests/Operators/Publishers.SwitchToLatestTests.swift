@@ -340,6 +340,55 @@ struct SwitchToLatestTests {
 
     // MARK: Descriptions and types
 
+    @Test func theSubscriptionArrivesBeforeTheUpstreamIsSubscribed() {
+        // As in Apple's Combine.
+        let upstream = ManualPublisher<ManualPublisher<Int, Never>, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subscriber.onSubscription = { _ in #expect(upstream.subscriberCount == 0) }
+        upstream.switchToLatest().subscribe(subscriber)
+        #expect(upstream.subscription.requests == [.unlimited])
+    }
+
+    @Test func cancelCancelsTheInnerThenTheUpstream() {
+        // As in Apple's Combine.
+        let order = Shared<[String]>([])
+        let upstream = PassthroughSubject<AnyPublisher<Int, Never>, Never>()
+        let inner = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.handleEvents(receiveCancel: { order.mutate { $0.append("upstream") } })
+            .switchToLatest().subscribe(subscriber)
+        upstream.send(inner.handleEvents(receiveCancel: { order.mutate { $0.append("inner") } }).eraseToAnyPublisher())
+        subscriber.cancel()
+        #expect(order.value == ["inner", "upstream"])
+    }
+
+    @Test func anInnerCompletingBeforeItsSubscriptionStopsTheProgram() async {
+        // As in Apple's Combine.
+        await #expect(processExitsWith: .failure) {
+            struct CompletesFirst: Publisher {
+                typealias Output = Int
+                typealias Failure = Never
+                func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+                    subscriber.receive(completion: .finished)
+                }
+            }
+            let upstream = PassthroughSubject<CompletesFirst, Never>()
+            upstream.switchToLatest().subscribe(TestSubscriber<Int, Never>())
+            upstream.send(CompletesFirst())
+        }
+    }
+
+    @Test func theInnerSubscribersMirrorNamesItsParent() {
+        let upstream = PassthroughSubject<CapturingPublisher, Never>()
+        let inner = CapturingPublisher()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.switchToLatest().subscribe(subscriber)
+        upstream.send(inner)
+        let mirror = Mirror(reflecting: inner.subscriber.value!)
+        #expect(mirror.children.map(\.label) == ["parentSubscription"])
+        #expect(mirror.children.first.map { "\($0.value)" } == "\(subscriber.subscription!.combineIdentifier)")
+    }
+
     @Test func descriptions() {
         let upstream = ManualPublisher<ManualPublisher<Int, Never>, Never>()
         let inner = ManualPublisher<Int, Never>()
@@ -413,5 +462,15 @@ struct SwitchToLatestTests {
                 inner.send(completion: .failure(TestError()))
             }
         }
+    }
+}
+
+/// A publisher that keeps its subscriber and sends it nothing.
+final class CapturingPublisher: Publisher, @unchecked Sendable {
+    typealias Output = Int
+    typealias Failure = Never
+    let subscriber = Shared<(any Subscriber)?>(nil)
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+        self.subscriber.value = subscriber
     }
 }
