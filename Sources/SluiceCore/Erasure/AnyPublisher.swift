@@ -74,6 +74,6 @@ final class PublisherBox<P: Publisher>: PublisherBoxBase<P.Output, P.Failure>, @
 
     @inlinable
     override func receive<S: Subscriber>(subscriber: S) where S.Input == P.Output, S.Failure == P.Failure {
-        publisher.subscribe(subscriber)
+        publisher.receive(subscriber: subscriber)
     }
 }
