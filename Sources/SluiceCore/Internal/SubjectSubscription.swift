@@ -62,6 +62,9 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @exclusivity(unchecked) @usableFromInline var pendingValue = ContiguousArray<Output>()
     @exclusivity(unchecked) @usableFromInline var pendingCompletion: Boxed<Subscribers.Completion<Failure>>?
     @usableFromInline let replaysLatest: Bool
+    /// `ObservableObjectPublisher`'s: demand is ignored (unlimited from the start) and the mirror
+    /// shows only the downstream.
+    @usableFromInline let ignoresDemand: Bool
     @usableFromInline let name: String
     /// `request(_:)` and `cancel()` arrive through `any Subscription`, which runs this class's
     /// code unspecialised; these closures, made in `init` where `S` is concrete, lead straight
@@ -83,6 +86,8 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         self.downstream = Boxed(downstream)
         if let pending { pendingValue.append(pending) }
         replaysLatest = core.replaysCurrentValue
+        ignoresDemand = core.ignoresDemand
+        if ignoresDemand { demand = .unlimited }
         name = core.name
         requestEntry = { $0.requestSpecialised($1) }
         cancelEntry = { $0.cancelSpecialised() }
@@ -146,11 +151,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @inlinable
     func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let step = lock.withLock { () -> Step in
-            guard downstream != nil else { return .idle }
+        let (step, parent) = lock.withLock { () -> (Step, SubjectCore<Output, Failure>?) in
+            guard downstream != nil else { return (.idle, nil) }
             self.demand += demand
-            guard claimDelivery() else { return .idle }
-            return nextStep()
+            guard claimDelivery() else { return (.idle, self.core) }
+            return (nextStep(), self.core)
+        }
+        if let parent, !parent.downstreamDemandSeen.load(ordering: .relaxed) {
+            parent.downstreamDemandArrived()
         }
         run(step)
     }
@@ -272,10 +280,17 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     /// The subject's name: `"PassthroughSubject"`, `"CurrentValueSubject"`...
     @usableFromInline
     var description: String { name }
+    /// As Apple's: `parent` and `subject` (the subject, `nil` once cancelled or completed),
+    /// `downstream` and `demand`; only `downstream` for `ObservableObjectPublisher`.
     @usableFromInline
     var customMirror: Mirror {
-        let (downstream, demand) = lock.withLock { (self.downstream, self.demand) }
-        return Mirror(self, children: ["downstream": downstream?.value as Any, "demand": demand])
+        let (downstream, demand, core) = lock.withLock { (self.downstream, self.demand, self.core) }
+        if ignoresDemand {
+            return Mirror(self, children: ["downstream": downstream?.value as Any])
+        }
+        return Mirror(self, children: [
+            "parent": core as Any, "downstream": downstream?.value as Any, "demand": demand, "subject": core as Any,
+        ])
     }
     @usableFromInline
     var playgroundDescription: Any { description }
