@@ -81,11 +81,17 @@ final class PrintLog: @unchecked Sendable {
         return "unlimited"
     }
 
+    /// Writes one line the way `Swift.print(_:to:)` does, as Apple's does: a custom stream sees
+    /// three `write` calls (an empty string, the line, then the newline).
     @usableFromInline
     func write(_ message: String) {
         let line = prefix + message
         if stream != nil {
-            lock.withLock { stream!.write(line + "\n") }
+            lock.withLock {
+                stream!.write("")
+                stream!.write(line)
+                stream!.write("\n")
+            }
         } else {
             Swift.print(line)
         }
