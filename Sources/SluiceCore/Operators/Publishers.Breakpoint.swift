@@ -64,9 +64,15 @@ extension Publishers {
         /// subscriber unchanged, and every event is checked and passed on, whatever came before.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: BreakpointSubscriber(
+            let inner = BreakpointSubscriber(
                 downstream: subscriber, receiveSubscription: receiveSubscription, receiveOutput: receiveOutput,
-                receiveCompletion: receiveCompletion))
+                receiveCompletion: receiveCompletion)
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }

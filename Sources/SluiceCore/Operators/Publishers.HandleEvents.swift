@@ -60,12 +60,18 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that reports every event.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: EventReporter(
+            let inner = EventReporter(
                 downstream: subscriber,
                 hooks: EventHooks(receiveSubscription: receiveSubscription, receiveOutput: receiveOutput,
                                   receiveCompletion: receiveCompletion, receiveCancel: receiveCancel,
                                   receiveRequest: receiveRequest, returnedDemand: receiveRequest),
-                name: "HandleEvents"))
+                name: "HandleEvents")
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }

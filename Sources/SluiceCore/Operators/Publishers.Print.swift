@@ -40,7 +40,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let log = PrintLog(prefix: prefix, stream: stream)
-            upstream.receive(subscriber: EventReporter(
+            let inner = EventReporter(
                 downstream: subscriber,
                 hooks: EventHooks(
                     receiveSubscription: { log.write("receive subscription: (\($0))") },
@@ -54,7 +54,13 @@ extension Publishers {
                     receiveCancel: { log.write("receive cancel") },
                     receiveRequest: { log.write("request \(PrintLog.describe($0))") },
                     returnedDemand: { log.write("request \(PrintLog.describe($0)) (synchronous)") }),
-                name: "Print"))
+                name: "Print")
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }

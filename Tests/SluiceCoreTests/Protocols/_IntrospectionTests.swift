@@ -193,4 +193,21 @@ struct IntrospectionTests {
             precondition(subscriptions.count == 2, "\(recorder.log)")
         }
     }
+
+    @Test func debuggingOperatorsReportTheirUpstreamSubscription() async {
+        await #expect(processExitsWith: .success) {
+            let recorder = Recorder()
+            recorder.enable()
+            let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+            Source().handleEvents().subscribe(subscriber)
+            Source().breakpoint().subscribe(subscriber)
+            Source().print("", to: nil).subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+            recorder.disable()
+            let attached = recorder.log.filter { $0.hasPrefix("willReceive publisher") }.compactMap {
+                $0.components(separatedBy: " subscriber ").last
+            }
+            precondition(attached.contains("HandleEvents") && attached.contains("Breakpoint")
+                         && attached.contains("Print"), "\(attached)")
+        }
+    }
 }
