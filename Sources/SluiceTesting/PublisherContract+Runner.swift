@@ -66,6 +66,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
     private var plan: ContractProbePlan {
         var plan = ContractProbePlan(valueLimit: configuration.valueLimit)
+        // The one exception to rule 2: Apple's ObservableObjectPublisher ignores demand.
+        plan.checksDemand = P.self != ObservableObjectPublisher.self
         switch scenario.kind {
         case .unlimited:
             plan.initialDemand = .unlimited

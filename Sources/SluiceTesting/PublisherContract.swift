@@ -87,6 +87,9 @@ import SluiceCore
 ///
 /// Rule 5 (requesting `.none` traps) is checked the same way, with ``requestZeroDemand(from:)``.
 ///
+/// One built-in publisher is exempt from rule 2: `ObservableObjectPublisher`, which, as Apple's,
+/// sends every signal to every subscriber whatever it requested.
+///
 /// ## What the kit does not see
 ///
 /// It checks the rules, not the values: a publisher that loses or reorders values while keeping

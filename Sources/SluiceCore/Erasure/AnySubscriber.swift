@@ -24,14 +24,12 @@ public struct AnySubscriber<Input, Failure: Error>: Subscriber, CustomStringConv
         }
     }
 
-    /// Creates a type-erasing subscriber that forwards each event to the given subject: the
-    /// subscription to ``Subject/send(subscription:)``, values to ``Subject/send(_:)`` and the
-    /// completion to ``Subject/send(completion:)``.
+    /// Creates a type-erasing subscriber that forwards each event to the given subject, through
+    /// the same bridge as ``Publisher/subscribe(_:)-(S)`` (described as `"Subject"`): the first
+    /// subscription reaches the subject as the bridge itself (later ones are cancelled), values go
+    /// to ``Subject/send(_:)`` and the first completion to ``Subject/send(completion:)``.
     public init<S: Subject>(_ s: S) where S.Output == Input, S.Failure == Failure {
-        self.init(
-            receiveSubscription: { s.send(subscription: $0) },
-            receiveValue: { s.send($0); return .none },
-            receiveCompletion: { s.send(completion: $0) })
+        self.init(SubjectSubscriber(s))
     }
 
     /// Creates a type-erasing subscriber that executes the provided closures. A `nil` value
@@ -86,7 +84,8 @@ class SubscriberBoxBase<Input, Failure: Error>: @unchecked Sendable {
     @inlinable
     func receive(completion: Subscribers.Completion<Failure>) { fatalError("abstract") }
     var description: String { "Anonymous AnySubscriber" }
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    /// As Apple's: the mirror of the description string (no children).
+    var customMirror: Mirror { Mirror(reflecting: description) }
 }
 
 /// Holds a concrete subscriber.

@@ -49,6 +49,7 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     }
 
     @usableFromInline var description: String { name }
-    @usableFromInline var customMirror: Mirror { Mirror(self, children: ["value": value]) }
+    /// The value, as one unlabelled child (as Apple's).
+    @usableFromInline var customMirror: Mirror { Mirror(self, unlabeledChildren: [value]) }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The one mechanism behind every subject-like publisher (`PassthroughSubject`,
 /// `CurrentValueSubject`, `@Published`'s publisher, `ObservableObjectPublisher`): the list of
 /// subscriptions, the terminal completion replayed to late subscribers, the upstream subscriptions
@@ -5,8 +7,12 @@
 ///
 /// Thread-safe. The lock guards only this object's fields; values are delivered to a snapshot of
 /// the subscriptions after it is released, each subscription serialising its own deliveries.
+///
+/// Upstream subscriptions handed over by `send(subscription:)` are asked for `.unlimited` once a
+/// downstream subscriber has requested demand (at once for the current-value kinds), as Apple's
+/// subjects do; the owning subject cancels them when it is deallocated.
 @usableFromInline
-final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
+final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unchecked Sendable {
     @usableFromInline
     let lock = Lock()
 
@@ -33,11 +39,66 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     let name: String
 
+    /// Whether subscriptions ignore demand and receive every value (`ObservableObjectPublisher`).
+    @usableFromInline
+    let ignoresDemand: Bool
+
+    /// Set once a downstream subscriber has requested demand (from the start for the
+    /// current-value kinds): from then on upstream subscriptions are asked for `.unlimited`.
+    @usableFromInline
+    let downstreamDemandSeen: Atomic<Bool>
+
     @inlinable
-    init(name: String, currentValue: Output?) {
+    init(name: String, currentValue: Output?, ignoresDemand: Bool = false) {
         self.name = name
         current = currentValue
         replaysCurrentValue = currentValue != nil
+        self.ignoresDemand = ignoresDemand
+        downstreamDemandSeen = Atomic(currentValue != nil)
+    }
+
+    /// The subject's name, as the subscriptions' mirrors show their parent.
+    @usableFromInline
+    var description: String { name }
+
+    /// Called when a subscriber requests demand while ``downstreamDemandSeen`` is not yet set:
+    /// sets it and asks the upstream subscriptions kept so far for `.unlimited`.
+    @usableFromInline
+    func downstreamDemandArrived() {
+        let pending = lock.withLock { () -> [any Subscription] in
+            guard !downstreamDemandSeen.load(ordering: .relaxed) else { return [] }
+            downstreamDemandSeen.store(true, ordering: .relaxed)
+            return upstreams
+        }
+        for subscription in pending {
+            subscription.request(.unlimited)
+        }
+    }
+
+    /// Cancels and forgets the upstream subscriptions (the owning subject is going away).
+    func cancelUpstreams() {
+        let cancelled = lock.withLock { () -> [any Subscription] in
+            defer { upstreams = [] }
+            return upstreams
+        }
+        for subscription in cancelled {
+            subscription.cancel()
+        }
+    }
+
+    /// Sets the current value even after completion (as Apple's `CurrentValueSubject.value`
+    /// setter does), and publishes it unless completed.
+    @inlinable
+    func setValue(_ value: Output) {
+        let snapshot = lock.withLock { () -> ContiguousArray<SubjectConduit<Output, Failure>>? in
+            current = value
+            guard completion == nil else { return nil }
+            return conduits
+        }
+        guard let snapshot else { return }
+        for conduit in snapshot {
+            conduit.offer(value)
+        }
     }
 
     /// Sends `value` to every subscriber that has demand. When `storingFirst`, the current value is
@@ -85,18 +146,19 @@ final class SubjectCore<Output, Failure: Error>: @unchecked Sendable {
         }
     }
 
-    /// Requests `.unlimited` from an upstream subscription and keeps it while the subject lives;
-    /// cancels it if the subject has already completed.
+    /// Keeps an upstream subscription while the subject lives, requesting `.unlimited` from it
+    /// at once if a subscriber has already requested demand (otherwise when one does); cancels it
+    /// if the subject has already completed.
     func send(subscription: any Subscription) {
-        let accepted = lock.withLock { () -> Bool in
-            guard completion == nil else { return false }
+        let accepted = lock.withLock { () -> Bool? in
+            guard completion == nil else { return nil }
             upstreams.append(subscription)
-            return true
+            return downstreamDemandSeen.load(ordering: .relaxed)
         }
-        if accepted {
-            subscription.request(.unlimited)
-        } else {
-            subscription.cancel()
+        switch accepted {
+        case true?: subscription.request(.unlimited)
+        case false?: break
+        case nil: subscription.cancel()
         }
     }
 

@@ -28,9 +28,11 @@ class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
 /// Deliveries to the subscriber are serialised without holding a lock while calling out: the
 /// thread that finds the subscription idle delivers; a value accepted while another delivery is
 /// in progress (another thread's, or a re-entrant send from inside `receive`) is queued and
-/// delivered by that thread, in order, as soon as the current `receive` returns. The window during
-/// which the subscriber is still inside `receive(subscription:)` counts as a delivery, so nothing
-/// can reach it before its subscription.
+/// delivered by that thread, in order, as soon as the current `receive` returns. As Apple's, demand
+/// requested from inside `receive(subscription:)` is served at once (the current value, a value
+/// sent there), before `receive(subscription:)` returns. For `ObservableObjectPublisher`, whose
+/// subscriptions ignore demand, the window during which the subscriber is still inside
+/// `receive(subscription:)` counts as a delivery, so nothing can reach it before its subscription.
 @usableFromInline
 final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failure>, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -50,7 +52,8 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     /// under the lock; the one change made without it is the deliverer's own exit,
     /// `delivering → idle`, which fails if ``attention`` is set. So a delivery whose subscriber
     /// returns no new demand ends with one compare-and-swap instead of a second lock round trip.
-    @usableFromInline let delivery = Atomic<UInt8>(SubjectSubscription.delivering)
+    /// Starts idle, or delivering for subscriptions that ignore demand (see the type's comment).
+    @usableFromInline let delivery: Atomic<UInt8>
     @usableFromInline static var delivering: UInt8 { 1 }
     @usableFromInline static var attention: UInt8 { 2 }
     /// Values accepted during a delivery, waiting their turn: `queue[queueHead...]`.
@@ -62,6 +65,9 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @exclusivity(unchecked) @usableFromInline var pendingValue = ContiguousArray<Output>()
     @exclusivity(unchecked) @usableFromInline var pendingCompletion: Boxed<Subscribers.Completion<Failure>>?
     @usableFromInline let replaysLatest: Bool
+    /// `ObservableObjectPublisher`'s: demand is ignored (unlimited from the start) and the mirror
+    /// shows only the downstream.
+    @usableFromInline let ignoresDemand: Bool
     @usableFromInline let name: String
     /// `request(_:)` and `cancel()` arrive through `any Subscription`, which runs this class's
     /// code unspecialised; these closures, made in `init` where `S` is concrete, lead straight
@@ -83,6 +89,9 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         self.downstream = Boxed(downstream)
         if let pending { pendingValue.append(pending) }
         replaysLatest = core.replaysCurrentValue
+        ignoresDemand = core.ignoresDemand
+        if ignoresDemand { demand = .unlimited }
+        delivery = Atomic(core.ignoresDemand ? Self.delivering : 0)
         name = core.name
         requestEntry = { $0.requestSpecialised($1) }
         cancelEntry = { $0.cancelSpecialised() }
@@ -127,9 +136,11 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         run(step)
     }
 
-    /// Called by the core once `receive(subscription:)` has returned: ends the initial "delivery".
+    /// Called by the core once `receive(subscription:)` has returned: ends the initial "delivery"
+    /// of a subscription that ignores demand (the others start idle).
     @inlinable
     func subscriptionDelivered() {
+        guard ignoresDemand else { return }
         run(lock.withLock { nextStep() })
     }
 
@@ -146,11 +157,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @inlinable
     func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let step = lock.withLock { () -> Step in
-            guard downstream != nil else { return .idle }
+        let (step, parent) = lock.withLock { () -> (Step, SubjectCore<Output, Failure>?) in
+            guard downstream != nil else { return (.idle, nil) }
             self.demand += demand
-            guard claimDelivery() else { return .idle }
-            return nextStep()
+            guard claimDelivery() else { return (.idle, self.core) }
+            return (nextStep(), self.core)
+        }
+        if let parent, !parent.downstreamDemandSeen.load(ordering: .relaxed) {
+            parent.downstreamDemandArrived()
         }
         run(step)
     }
@@ -272,10 +286,17 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     /// The subject's name: `"PassthroughSubject"`, `"CurrentValueSubject"`...
     @usableFromInline
     var description: String { name }
+    /// As Apple's: `parent` and `subject` (the subject, `nil` once cancelled or completed),
+    /// `downstream` and `demand`; only `downstream` for `ObservableObjectPublisher`.
     @usableFromInline
     var customMirror: Mirror {
-        let (downstream, demand) = lock.withLock { (self.downstream, self.demand) }
-        return Mirror(self, children: ["downstream": downstream?.value as Any, "demand": demand])
+        let (downstream, demand, core) = lock.withLock { (self.downstream, self.demand, self.core) }
+        if ignoresDemand {
+            return Mirror(self, children: ["downstream": downstream?.value as Any])
+        }
+        return Mirror(self, children: [
+            "parent": core as Any, "downstream": downstream?.value as Any, "demand": demand, "subject": core as Any,
+        ])
     }
     @usableFromInline
     var playgroundDescription: Any { description }

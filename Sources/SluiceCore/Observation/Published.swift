@@ -78,13 +78,13 @@ public struct Published<Value> {
 
     /// The property for which this instance exposes a publisher.
     ///
-    /// The ``projectedValue`` is the property accessed with the `$` operator. Setting it makes this
-    /// property share the storage of the given publisher's property.
+    /// The ``projectedValue`` is the property accessed with the `$` operator. As with Apple's,
+    /// assigning to it changes neither the property's value nor its publisher.
     public var projectedValue: Publisher {
         @inlinable
         mutating get { Publisher(box) }
         @inlinable
-        set { box = newValue.box }
+        set { _ = newValue }
     }
 
     /// Reads and writes the property of `object` that this wrapper stores.

@@ -58,29 +58,72 @@ extension Publishers {
             self.receiveCompletion = receiveCompletion
         }
 
-        /// Attaches the subscriber through a subscription that checks each event.
+        /// Attaches the subscriber behind a pass-through subscriber that checks each event.
+        ///
+        /// As Apple's, it has no subscription of its own: the upstream's subscription reaches the
+        /// subscriber unchanged, and every event is checked and passed on, whatever came before.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let onSubscription = receiveSubscription.map { check in
-                { (subscription: any Subscription) in if check(subscription) { BreakpointTrap.raise() } }
+            let inner = BreakpointSubscriber(
+                downstream: subscriber, receiveSubscription: receiveSubscription, receiveOutput: receiveOutput,
+                receiveCompletion: receiveCompletion)
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
             }
-            let onOutput = receiveOutput.map { check in
-                { (value: Upstream.Output) in if check(value) { BreakpointTrap.raise() } }
-            }
-            let onCompletion = receiveCompletion.map { check in
-                { (completion: Subscribers.Completion<Failure>) in if check(completion) { BreakpointTrap.raise() } }
-            }
-            upstream.receive(subscriber: EventReporter(
-                downstream: subscriber,
-                hooks: EventHooks(receiveSubscription: onSubscription, receiveOutput: onOutput,
-                                  receiveCompletion: onCompletion, receiveCancel: nil,
-                                  receiveRequest: nil, returnedDemand: nil),
-                name: "Breakpoint"))
+            upstream.receive(subscriber: inner)
         }
     }
 }
 
-/// Raises `SIGTRAP` for `breakpoint`; tests replace the action to observe it without stopping.
+/// The subscriber `breakpoint` puts upstream: raises `SIGTRAP` when a check returns `true`, then
+/// passes the event on (described as "Breakpoint", with an empty mirror).
+@usableFromInline
+struct BreakpointSubscriber<Downstream: Subscriber>: Subscriber, CustomStringConvertible, CustomReflectable,
+    CustomPlaygroundDisplayConvertible
+{
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
+
+    @usableFromInline let downstream: Downstream
+    @usableFromInline let receiveSubscription: ((any Subscription) -> Bool)?
+    @usableFromInline let receiveOutput: ((Input) -> Bool)?
+    @usableFromInline let receiveCompletion: ((Subscribers.Completion<Failure>) -> Bool)?
+    @usableFromInline let combineIdentifier = CombineIdentifier()
+
+    @inlinable
+    init(downstream: Downstream, receiveSubscription: ((any Subscription) -> Bool)?,
+         receiveOutput: ((Input) -> Bool)?, receiveCompletion: ((Subscribers.Completion<Failure>) -> Bool)?) {
+        self.downstream = downstream
+        self.receiveSubscription = receiveSubscription
+        self.receiveOutput = receiveOutput
+        self.receiveCompletion = receiveCompletion
+    }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        if receiveSubscription?(subscription) == true { BreakpointTrap.raise() }
+        downstream.receive(subscription: subscription)
+    }
+
+    @inlinable
+    func receive(_ input: Input) -> Subscribers.Demand {
+        if receiveOutput?(input) == true { BreakpointTrap.raise() }
+        return downstream.receive(input)
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Failure>) {
+        if receiveCompletion?(completion) == true { BreakpointTrap.raise() }
+        downstream.receive(completion: completion)
+    }
+
+    @usableFromInline var description: String { "Breakpoint" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var playgroundDescription: Any { description }
+}
+
 @usableFromInline
 package enum BreakpointTrap {
     private static let lock = Lock()

@@ -97,11 +97,11 @@ extension Just {
 }
 
 extension Optional.Publisher {
-    /// Collects the output at once into a one-element array; publishes nothing if there's no
-    /// output.
+    /// Collects the output at once into an array: a one-element array, or (as Apple's) an empty
+    /// array when there is no output.
     @inlinable
     public func collect() -> Optional<[Wrapped]>.Publisher {
-        Optional<[Wrapped]>.Publisher(output.map { [$0] })
+        Optional<[Wrapped]>.Publisher(output.map { [$0] } ?? [])
     }
 }
 

@@ -469,19 +469,25 @@ extension Publishers.Sequence where Elements: RangeReplaceableCollection {
         prepend(elements)
     }
 
-    /// Prepends the sequence to the collection itself.
+    /// Prepends the sequence to the collection itself: a new collection, with room reserved for
+    /// both, that gets the prepended elements, then the collection's (as Apple's builds it).
     @inlinable
     public func prepend<S: Sequence>(_ elements: S) -> Publishers.Sequence<Elements, Failure>
     where Elements.Element == S.Element {
-        var combined = Elements(elements)
+        var combined = Elements()
+        combined.reserveCapacity(sequence.count + elements.underestimatedCount)
+        combined.append(contentsOf: elements)
         combined.append(contentsOf: sequence)
         return Publishers.Sequence(sequence: combined)
     }
 
-    /// Prepends the other collection publisher's elements to the collection itself.
+    /// Prepends the other collection publisher's elements to the collection itself: the other
+    /// collection with this one appended (as Apple's builds it).
     @inlinable
     public func prepend(_ publisher: Publishers.Sequence<Elements, Failure>) -> Publishers.Sequence<Elements, Failure> {
-        prepend(publisher.sequence)
+        var combined = publisher.sequence
+        combined.append(contentsOf: sequence)
+        return Publishers.Sequence(sequence: combined)
     }
 
     /// Appends the values to the collection itself.
@@ -519,7 +525,11 @@ extension Just {
     @inlinable
     public func prepend<S: Sequence>(_ elements: S) -> Publishers.Sequence<[Output], Just<Output>.Failure>
     where Output == S.Element {
-        Publishers.Sequence(sequence: Array(elements) + [output])
+        var combined: [Output] = []
+        combined.reserveCapacity(elements.underestimatedCount + 1)
+        combined.append(contentsOf: elements)
+        combined.append(output)
+        return Publishers.Sequence(sequence: combined)
     }
 
     /// Appends the values to the one output, as a sequence publisher.

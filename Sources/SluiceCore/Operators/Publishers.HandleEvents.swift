@@ -60,12 +60,18 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that reports every event.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: EventReporter(
+            let inner = EventReporter(
                 downstream: subscriber,
                 hooks: EventHooks(receiveSubscription: receiveSubscription, receiveOutput: receiveOutput,
                                   receiveCompletion: receiveCompletion, receiveCancel: receiveCancel,
-                                  receiveRequest: receiveRequest, returnedDemand: nil),
-                name: "HandleEvents"))
+                                  receiveRequest: receiveRequest, returnedDemand: receiveRequest),
+                name: "HandleEvents")
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }
@@ -96,6 +102,18 @@ struct EventHooks<Input, Failure: Error> {
 
 /// The upstream's subscriber and the downstream's subscription of `handleEvents` and `print`:
 /// reports each event to its hooks (never under the lock), then forwards it.
+///
+/// As Apple's:
+/// - Every subscription received is reported; the first is attached, any later one cancelled.
+///   After a cancel made before any subscription arrived, an arriving subscription is reported
+///   but neither attached nor cancelled.
+/// - Values (and the completion) that arrive before the subscription are reported and passed on;
+///   the demand the downstream returns for a value is reported as a request.
+/// - Demand requested before the subscription arrives is reported at once and requested from the
+///   upstream when it arrives. A request of `.none` is reported and forwarded, not trapped.
+/// - Once cancelled or completed nothing more is reported (and, Sluice's rule, the downstream is
+///   released, so nothing more is passed on).
+/// - The mirror has no children.
 @usableFromInline
 final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
     CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable {
@@ -108,6 +126,10 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     // Guarded by `lock`:
     @usableFromInline var upstream = UpstreamStatus()
     @usableFromInline var downstream: Downstream?
+    /// Demand requested before the subscription arrived.
+    @usableFromInline var pendingDemand = Subscribers.Demand.none
+    /// Cancelled before any subscription arrived.
+    @usableFromInline var cancelledEarly = false
 
     @inlinable
     init(downstream: Downstream, hooks: EventHooks<Downstream.Input, Downstream.Failure>, name: String) {
@@ -118,21 +140,25 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
 
     @inlinable
     func receive(subscription: any Subscription) {
-        let target = lock.withLock { () -> Downstream? in
-            guard let downstream, upstream.attach(subscription) else { return nil }
-            return downstream
+        hooks.receiveSubscription?(subscription)
+        let (target, pending, ignore) = lock.withLock { () -> (Downstream?, Subscribers.Demand, Bool) in
+            if cancelledEarly { return (nil, .none, true) }
+            guard let downstream, upstream.attach(subscription) else { return (nil, .none, false) }
+            defer { pendingDemand = .none }
+            return (downstream, pendingDemand, false)
         }
+        if ignore { return }
         guard let target else {
             subscription.cancel()
             return
         }
-        hooks.receiveSubscription?(subscription)
+        if pending != .none { subscription.request(pending) }
         target.receive(subscription: self)
     }
 
     @inlinable
     func receive(_ input: Downstream.Input) -> Subscribers.Demand {
-        guard let target = lock.withLock({ upstream.subscription == nil ? nil : downstream }) else { return .none }
+        guard let target = lock.withLock({ downstream }) else { return .none }
         hooks.receiveOutput?(input)
         let demand = target.receive(input)
         if demand != .none, let returned = hooks.returnedDemand { returned(demand) }
@@ -142,7 +168,7 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     @inlinable
     func receive(completion: Subscribers.Completion<Downstream.Failure>) {
         let target = lock.withLock { () -> Downstream? in
-            guard upstream.finish() else { return nil }
+            guard downstream != nil, upstream.finish() else { return nil }
             defer { downstream = nil }
             return downstream
         }
@@ -153,27 +179,33 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
-        demand.assertNonZero()
+        let (live, subscription) = lock.withLock { () -> (Bool, (any Subscription)?) in
+            guard downstream != nil else { return (false, nil) }
+            if let subscription = upstream.subscription { return (true, subscription) }
+            pendingDemand += demand
+            return (true, nil)
+        }
+        guard live else { return }
         hooks.receiveRequest?(demand)
-        lock.withLock { upstream.subscription }?.request(demand)
+        subscription?.request(demand)
     }
 
     @inlinable
     func cancel() {
-        let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
+        let (live, subscription, released) = lock.withLock { () -> (Bool, (any Subscription)?, Downstream?) in
+            guard downstream != nil else { return (false, nil, nil) }
             defer { downstream = nil }
-            return (upstream.detach(), downstream)
+            if case .awaiting = upstream { cancelledEarly = true }
+            return (true, upstream.detach(), downstream)
         }
-        guard let subscription else { return }
+        guard live else { return }
         hooks.receiveCancel?()
-        subscription.cancel()
+        subscription?.cancel()
         _ = released
     }
 
     @usableFromInline var description: String { name }
-    @usableFromInline var customMirror: Mirror {
-        Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
-    }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
 

@@ -25,10 +25,17 @@ extension Publishers {
         ///
         /// Operators attach upstream with `receive(subscriber:)`, not `subscribe(_:)`: the compiler
         /// declines to specialise `subscribe` called recursively with ever larger subscriber types,
-        /// and an unspecialised link leaves every element of the chain running generic code.
+        /// and an unspecialised link leaves every element of the chain running generic code. While
+        /// an ``_Introspection`` is enabled they take `subscribe`'s introspected path, as Apple's
+        /// operators report their upstream subscriptions.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: MapSubscriber(downstream: subscriber, transform: transform))
+            let inner = MapSubscriber(downstream: subscriber, transform: transform)
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }

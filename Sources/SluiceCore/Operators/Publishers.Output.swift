@@ -204,13 +204,11 @@ extension Just {
         return Optional<Output>.Publisher(index == 0 ? output : nil)
     }
 
-    /// Selects at once: the result publishes the output if `range` contains `0`, and is empty
-    /// otherwise.
+    /// Selects at once, as Apple's does: the result publishes the output if `range` starts at `0`
+    /// (even an empty `0..<0`), and is empty otherwise; a negative bound does not trap.
     @inlinable
     public func output<R: RangeExpression>(in range: R) -> Optional<Output>.Publisher where R.Bound == Int {
-        let range = range.relative(to: 0..<Int.max)
-        precondition(range.lowerBound >= 0, "lowerBound must not be negative")
-        return Optional<Output>.Publisher(range.contains(0) ? output : nil)
+        Optional<Output>.Publisher(range.relative(to: 0..<Int.max).lowerBound == 0 ? output : nil)
     }
 }
 
@@ -267,52 +265,50 @@ extension Optional.Publisher {
     }
 
     /// Selects at once: the result publishes the value if there is one and `range` contains `0`,
-    /// and is empty otherwise.
+    /// and is empty otherwise. As Apple's, a negative lower bound, or an upper bound above
+    /// `Int.max - 2`, stops the program.
     @inlinable
     public func output<R: RangeExpression>(in range: R) -> Optional<Wrapped>.Publisher where R.Bound == Int {
         let range = range.relative(to: 0..<Int.max)
         precondition(range.lowerBound >= 0, "lowerBound must not be negative")
+        precondition(range.upperBound < Int.max - 1, "upperBound must be less than Int.max - 1")
         return Optional<Wrapped>.Publisher(range.contains(0) ? output : nil)
     }
 }
 
 extension Publishers.Sequence where Elements: Collection, Failure == Never {
     /// Selects the element at a collection index at once; the result is empty when the index is
-    /// outside the collection.
+    /// not one of the collection's `indices`.
     @inlinable
     public func output(at index: Elements.Index) -> Optional<Output>.Publisher {
-        let isValid = index >= sequence.startIndex && index < sequence.endIndex
-        return Optional<Output>.Publisher(isValid ? sequence[index] : nil)
+        Optional<Output>.Publisher(sequence.indices.contains(index) ? sequence[index] : nil)
     }
 }
 
 extension Publishers.Sequence where Elements: Collection {
-    /// Selects the elements in a range of collection indices at once (the part of the range
-    /// inside the collection).
+    /// Selects the elements in a range of collection indices at once (as Apple's: the range
+    /// must be within the collection's bounds).
     @inlinable
     public func output(in range: Range<Elements.Index>) -> Publishers.Sequence<[Output], Failure> {
-        let range = range.clamped(to: sequence.startIndex..<sequence.endIndex)
-        return Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
+        Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
     }
 }
 
 extension Publishers.Sequence where Elements: RandomAccessCollection, Failure == Never {
     /// Selects the element at a collection index at once; the result is empty when the index is
-    /// outside the collection.
+    /// not one of the collection's `indices`.
     @inlinable
     public func output(at index: Elements.Index) -> Optional<Output>.Publisher {
-        let isValid = index >= sequence.startIndex && index < sequence.endIndex
-        return Optional<Output>.Publisher(isValid ? sequence[index] : nil)
+        Optional<Output>.Publisher(sequence.indices.contains(index) ? sequence[index] : nil)
     }
 }
 
 extension Publishers.Sequence where Elements: RandomAccessCollection {
-    /// Selects the elements in a range of collection indices at once (the part of the range
-    /// inside the collection).
+    /// Selects the elements in a range of collection indices at once (as Apple's: the range
+    /// must be within the collection's bounds).
     @inlinable
     public func output(in range: Range<Elements.Index>) -> Publishers.Sequence<[Output], Failure> {
-        let range = range.clamped(to: sequence.startIndex..<sequence.endIndex)
-        return Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
+        Publishers.Sequence<[Output], Failure>(sequence: Array(sequence[range]))
     }
 }
 

@@ -40,7 +40,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let log = PrintLog(prefix: prefix, stream: stream)
-            upstream.receive(subscriber: EventReporter(
+            let inner = EventReporter(
                 downstream: subscriber,
                 hooks: EventHooks(
                     receiveSubscription: { log.write("receive subscription: (\($0))") },
@@ -54,7 +54,13 @@ extension Publishers {
                     receiveCancel: { log.write("receive cancel") },
                     receiveRequest: { log.write("request \(PrintLog.describe($0))") },
                     returnedDemand: { log.write("request \(PrintLog.describe($0)) (synchronous)") }),
-                name: "Print"))
+                name: "Print")
+            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }
@@ -81,11 +87,17 @@ final class PrintLog: @unchecked Sendable {
         return "unlimited"
     }
 
+    /// Writes one line the way `Swift.print(_:to:)` does, as Apple's does: a custom stream sees
+    /// three `write` calls (an empty string, the line, then the newline).
     @usableFromInline
     func write(_ message: String) {
         let line = prefix + message
         if stream != nil {
-            lock.withLock { stream!.write(line + "\n") }
+            lock.withLock {
+                stream!.write("")
+                stream!.write(line)
+                stream!.write("\n")
+            }
         } else {
             Swift.print(line)
         }

@@ -105,17 +105,25 @@ extension Publisher {
 // MARK: Fused overloads
 
 extension Result.Publisher {
-    /// The minimum of one output is the output itself (or the failure); the closure isn't called.
+    /// The minimum of one output is the output itself (or the failure). As Apple's, on success the
+    /// closure is called once, with the output twice; if it throws, the result fails with the error.
     @inlinable
     public func tryMin(by areInIncreasingOrder: (Success, Success) throws -> Bool)
         -> Result<Success, any Error>.Publisher {
-        Result<Success, any Error>.Publisher(result.mapError { $0 as any Error })
+        Result<Success, any Error>.Publisher(
+            result.mapError { $0 as any Error }.flatMap { output in
+                Result<Success, any Error> { _ = try areInIncreasingOrder(output, output); return output }
+            })
     }
 
-    /// The maximum of one output is the output itself (or the failure); the closure isn't called.
+    /// The maximum of one output is the output itself (or the failure). As Apple's, on success the
+    /// closure is called once, with the output twice; if it throws, the result fails with the error.
     @inlinable
     public func tryMax(by areInIncreasingOrder: (Success, Success) throws -> Bool)
         -> Result<Success, any Error>.Publisher {
-        Result<Success, any Error>.Publisher(result.mapError { $0 as any Error })
+        Result<Success, any Error>.Publisher(
+            result.mapError { $0 as any Error }.flatMap { output in
+                Result<Success, any Error> { _ = try areInIncreasingOrder(output, output); return output }
+            })
     }
 }

@@ -27,8 +27,12 @@ extension Publishers {
         /// Attaches the subscriber through the operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ElementProducer(step: Step(isIncluded: isIncluded), downstream: subscriber,
-                                                         name: "TryFilter"))
+            let inner = ElementProducer(step: Step(isIncluded: isIncluded), downstream: subscriber, name: "TryFilter")
+            if introspectionIsActive {
+                upstream.subscribeIntrospected(inner)
+                return
+            }
+            upstream.receive(subscriber: inner)
         }
     }
 }

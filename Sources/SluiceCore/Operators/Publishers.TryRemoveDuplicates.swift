@@ -98,19 +98,24 @@ extension Publisher {
 // MARK: Fused overloads
 
 extension Just {
-    /// A single output has no duplicates: the result publishes it; `predicate` is never called.
+    /// A single output has no duplicates: the result publishes it. As Apple's, `predicate` is
+    /// called once, with the output twice; if it throws, the result fails with the error.
     @inlinable
     public func tryRemoveDuplicates(by predicate: (Output, Output) throws -> Bool) -> Result<Output, any Error>.Publisher {
-        Result<Output, any Error>.Publisher(.success(output))
+        Result<Output, any Error>.Publisher(Result { _ = try predicate(output, output); return output })
     }
 }
 
 extension Result.Publisher {
     /// At most one value has no duplicates: the result publishes the same result with an
-    /// `any Error` failure; `predicate` is never called.
+    /// `any Error` failure. As Apple's, on success `predicate` is called once, with the value
+    /// twice; if it throws, the result fails with the error.
     @inlinable
     public func tryRemoveDuplicates(by predicate: (Output, Output) throws -> Bool)
         -> Result<Output, any Error>.Publisher {
-        Result<Output, any Error>.Publisher(result.mapError { $0 })
+        Result<Output, any Error>.Publisher(
+            result.mapError { $0 as any Error }.flatMap { output in
+                Result<Output, any Error> { _ = try predicate(output, output); return output }
+            })
     }
 }

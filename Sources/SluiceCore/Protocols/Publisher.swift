@@ -22,9 +22,14 @@ public protocol Publisher<Output, Failure> {
 extension Publisher {
     /// Attaches the specified subscriber to this publisher.
     ///
-    /// Always call this function instead of ``Publisher/receive(subscriber:)``.
+    /// Always call this function instead of ``Publisher/receive(subscriber:)``: it is where an
+    /// enabled ``_Introspection`` sees the subscription (one flag check when none is enabled).
     @inlinable
     public func subscribe<S: Subscriber>(_ subscriber: S) where S.Input == Output, S.Failure == Failure {
+        if introspectionIsActive {
+            subscribeIntrospected(subscriber)
+            return
+        }
         receive(subscriber: subscriber)
     }
 
@@ -36,7 +41,7 @@ extension Publisher {
     public func subscribe<S: Subject>(_ subject: S) -> AnyCancellable
     where S.Output == Output, S.Failure == Failure {
         let subscriber = SubjectSubscriber(subject)
-        receive(subscriber: subscriber)
+        subscribe(subscriber)
         return AnyCancellable(subscriber)
     }
 }

@@ -64,7 +64,7 @@ public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendabl
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
         let conduit = lock.withLock { () -> FutureSubscription<S> in
             if let result {
-                return FutureSubscription(downstream: subscriber, future: nil, result: result)
+                return FutureSubscription(downstream: subscriber, future: self, result: result)
             }
             let conduit = FutureSubscription(downstream: subscriber, future: self, result: nil)
             waiting.append(conduit)
@@ -112,7 +112,8 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
 
     @usableFromInline let lock = Lock()
     @usableFromInline var downstream: S?
-    /// The future, while this subscription waits in its list (so a cancel can leave it).
+    /// The future, until the result is delivered or the subscription cancelled (so a cancel can
+    /// leave its list; the mirror shows it as `parent`).
     @usableFromInline var future: Future<Output, Failure>?
     @usableFromInline var result: Result<Output, Failure>?
     @usableFromInline var hasDemand = false
@@ -139,7 +140,6 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
     @usableFromInline
     override func fulfill(_ result: Result<Output, Failure>) {
         deliver(lock.withLock { () -> Delivery in
-            future = nil
             guard downstream != nil else { return .nothing }
             self.result = result
             return decide()
@@ -161,7 +161,7 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
         deliver(lock.withLock { () -> Delivery in
             hasDemand = true
             return decide()
-        })
+        }, keepingParent: true)
     }
 
     @inlinable
@@ -194,13 +194,14 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
         }
         self.downstream = nil
         self.result = nil
-        future = nil
         return delivery
     }
 
-    /// Performs a delivery. Called without the lock.
+    /// Performs a delivery, then — unless it was triggered by a request (`keepingParent`) — lets
+    /// go of the future, which the mirror shows as `parent` until then. As Apple's: a result that
+    /// waited for demand leaves the future in place. Called without the lock.
     @inlinable
-    func deliver(_ delivery: Delivery) {
+    func deliver(_ delivery: Delivery, keepingParent: Bool = false) {
         switch delivery {
         case .nothing:
             return
@@ -213,12 +214,24 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
         case .failure(let error, let downstream):
             downstream.receive(completion: .failure(error))
         }
+        if keepingParent { return }
+        let released = lock.withLock { () -> Future<Output, Failure>? in
+            defer { future = nil }
+            return future
+        }
+        _ = released
     }
 
     /// `"Future"`.
     @usableFromInline var description: String { "Future" }
+    /// As Apple's: `parent` and `subject` (the future, `nil` once it has delivered or the
+    /// subscription is cancelled), `downstream` and `hasAnyDemand`.
     @usableFromInline var customMirror: Mirror {
-        lock.withLock { Mirror(self, children: ["downstream": downstream as Any, "result": result as Any]) }
+        let (future, downstream, hasDemand) = lock.withLock { (self.future, self.downstream, self.hasDemand) }
+        return Mirror(self, children: [
+            "parent": future as Any, "downstream": downstream as Any, "hasAnyDemand": hasDemand,
+            "subject": future as Any,
+        ])
     }
     @usableFromInline var playgroundDescription: Any { description }
 }

@@ -40,8 +40,12 @@ extension Publishers.Sequence {
     /// The subscription: a pump that sends elements while there is demand, then ``completion``.
     ///
     /// Shared with ``Record``, which replays its recorded output through it followed by the
-    /// recorded completion (`completion` and `name` exist for it; `Publishers.Sequence` finishes and
-    /// describes itself by its sequence).
+    /// recorded completion (`completion`, `endedName` and `mirrorsCompletion` exist for it).
+    ///
+    /// As Apple's: while live it describes itself as its sequence (`String(describing:)`) and
+    /// mirrors it as `sequence`; once finished or cancelled it is `endedName` ("Sequence", or
+    /// "Cancelled Events" for a record) and mirrors an empty array. A request of `.none` is
+    /// ignored (Apple's does not trap on it).
     ///
     /// Only the thread that is pumping touches the iterator (the `isPumping` flag, set and cleared
     /// under the lock, hands it over), so the sequence's own code runs outside the lock. A request
@@ -80,28 +84,32 @@ extension Publishers.Sequence {
         @usableFromInline let sequence: Elements
         /// Sent after the last element.
         @usableFromInline let completion: Subscribers.Completion<Failure>
-        /// The description, when not the sequence's own (`"Record"`).
-        @usableFromInline let name: String?
+        /// The description once finished or cancelled.
+        @usableFromInline let endedName: String
+        /// Whether the mirror shows ``completion`` (a record's does).
+        @usableFromInline let mirrorsCompletion: Bool
         /// `{ $0.pump() }`, specialised for the concrete pipeline (see above).
         @usableFromInline let pumpEntry: (Inner) -> Void
 
         @inlinable
         init(
             downstream: S, iterator: Elements.Iterator, first: Elements.Element, sequence: Elements,
-            completion: Subscribers.Completion<Failure> = .finished, name: String? = nil
+            completion: Subscribers.Completion<Failure> = .finished, endedName: String = "Sequence",
+            mirrorsCompletion: Bool = false
         ) {
             boxedDownstream = Boxed(downstream)
             self.iterator = iterator
             next = first
             self.sequence = sequence
             self.completion = completion
-            self.name = name
+            self.endedName = endedName
+            self.mirrorsCompletion = mirrorsCompletion
             pumpEntry = { $0.pump() }
         }
 
         @inlinable
         func request(_ demand: Subscribers.Demand) {
-            demand.assertNonZero()
+            if demand == .none { return }
             let start = lock.withLock { () -> Bool in
                 self.demand += demand
                 guard isLive, !isPumping else { return false }
@@ -174,9 +182,18 @@ extension Publishers.Sequence {
             _ = released
         }
 
-        /// The sequence, as `String(describing:)` shows it (or ``name``, when set).
-        @usableFromInline var description: String { name ?? String(describing: sequence) }
-        @usableFromInline var customMirror: Mirror { Mirror(self, children: ["sequence": sequence]) }
+        /// The sequence, as `String(describing:)` shows it, while live; ``endedName`` afterwards.
+        @usableFromInline var description: String {
+            lock.withLock { isLive } ? String(describing: sequence) : endedName
+        }
+        /// `sequence` (an empty array once ended), and for a record its `completion`.
+        @usableFromInline var customMirror: Mirror {
+            let shown: Any = lock.withLock { isLive } ? sequence : [Elements.Element]()
+            if mirrorsCompletion {
+                return Mirror(self, children: ["sequence": shown, "completion": completion])
+            }
+            return Mirror(self, children: ["sequence": shown])
+        }
         @usableFromInline var playgroundDescription: Any { description }
     }
 }

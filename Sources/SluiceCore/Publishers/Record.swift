@@ -63,7 +63,7 @@ public struct Record<Output, Failure: Error>: Publisher {
         subscriber.receive(
             subscription: Publishers.Sequence<[Output], Failure>.Inner(
                 downstream: subscriber, iterator: iterator, first: first, sequence: output,
-                completion: recording.completion, name: "Record"))
+                completion: recording.completion, endedName: "Cancelled Events", mirrorsCompletion: true))
     }
 }
 

@@ -11,16 +11,23 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
     let core: SubjectCore<Output, Failure>
 
     /// The value wrapped by this subject, published as a new element whenever it changes.
+    ///
+    /// Setting it after the subject completed still changes it (publishing nothing), as Apple's.
     @inlinable
     public var value: Output {
         get { core.currentValue }
-        set { core.send(newValue) }
+        set { core.setValue(newValue) }
     }
 
     /// Creates a current value subject with the given initial value.
     @inlinable
     public init(_ value: Output) {
         core = SubjectCore(name: "CurrentValueSubject", currentValue: value)
+    }
+
+    /// Cancels the upstream subscriptions handed to ``send(subscription:)``.
+    deinit {
+        core.cancelUpstreams()
     }
 
     /// Attaches a subscriber; it receives the current value when it first requests demand.

@@ -15,6 +15,11 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject, @uncheck
     @inlinable
     public init() {}
 
+    /// Cancels the upstream subscriptions handed to ``send(subscription:)``.
+    deinit {
+        core.cancelUpstreams()
+    }
+
     /// Attaches a subscriber; it receives values sent after it has requested demand.
     @inlinable
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
@@ -32,7 +37,8 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject, @uncheck
         core.send(completion: completion)
     }
 
-    /// Requests `.unlimited` from the upstream subscription and keeps it.
+    /// Keeps the upstream subscription, and requests `.unlimited` from it once any subscriber has
+    /// requested demand (at once if one already has).
     public func send(subscription: any Subscription) {
         core.send(subscription: subscription)
     }

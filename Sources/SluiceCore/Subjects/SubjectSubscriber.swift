@@ -54,6 +54,9 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
     }
 
     var description: String { "Subject" }
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    var customMirror: Mirror {
+        let (subject, upstream) = lock.withLock { (self.subject, self.upstream.subscription) }
+        return Mirror(self, children: ["downstreamSubject": subject as Any, "upstreamSubscription": upstream as Any])
+    }
     var playgroundDescription: Any { description }
 }

@@ -34,9 +34,13 @@ extension Subscribers {
             }
         }
 
-        /// Assigns the value to the object's property (outside the lock) and returns `.none`.
+        /// Assigns the value to the object's property (outside the lock) and returns `.none`. As
+        /// Apple's, a value that arrives before the subscription (or after the end) is ignored.
         public func receive(_ value: Input) -> Subscribers.Demand {
-            lock.withLock { storedObject }?[keyPath: keyPath] = value
+            lock.withLock { () -> Root? in
+                guard case .subscribed = upstream else { return nil }
+                return storedObject
+            }?[keyPath: keyPath] = value
             return .none
         }
 
@@ -63,9 +67,10 @@ extension Subscribers {
         /// `"Assign Root."`, naming the type of the object.
         public var description: String { "Assign \(Root.self)." }
 
-        /// A mirror showing the object and key path.
+        /// A mirror showing the object, the key path and the subscription status (as Apple's).
         public var customMirror: Mirror {
-            Mirror(self, children: ["object": object as Any, "keyPath": keyPath, "upstreamSubscription": lock.withLock { upstream.subscription } as Any])
+            let (object, status) = lock.withLock { (storedObject, upstream) }
+            return Mirror(self, children: ["object": object as Any, "keyPath": keyPath, "status": status])
         }
 
         /// The same as ``description``.

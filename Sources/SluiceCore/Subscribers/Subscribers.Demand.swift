@@ -94,9 +94,19 @@ extension Subscribers {
 
         /// Returns the result of subtracting an integer from a demand. A negative integer adds.
         /// Subtracting from `.unlimited` gives `.unlimited`; the result never goes below `.max(0)`.
+        /// As Apple's, a negative integer whose addition would pass `Int.max` gives `.max(0)`.
         @inlinable
         public static func - (lhs: Demand, rhs: Int) -> Demand {
-            rhs >= 0 ? lhs - Demand(rawValue: UInt(rhs)) : lhs + Demand(rawValue: rhs.magnitude)
+            rhs >= 0 ? lhs - Demand(rawValue: UInt(rhs)) : lhs.subtractingNegative(rhs.magnitude)
+        }
+
+        /// `self - (-magnitude)`: the sum, or `.max(0)` when it would pass `Int.max` (Apple's
+        /// overflow result); `.unlimited` stays `.unlimited`.
+        @usableFromInline
+        func subtractingNegative(_ magnitude: UInt) -> Demand {
+            if rawValue == Demand.unlimitedRaw { return .unlimited }
+            let (sum, overflow) = rawValue.addingReportingOverflow(magnitude)
+            return overflow || sum > UInt(Int.max) ? .none : Demand(rawValue: sum)
         }
 
         /// Subtracts an integer from a demand, and assigns the result to the demand.

@@ -82,10 +82,12 @@ extension Subscribers {
         }
 
         /// Cancels the subscription and releases it; later events are ignored. Idempotent and
-        /// thread-safe.
+        /// thread-safe. As Apple's, a cancel before any subscription has arrived does nothing:
+        /// values still reach the closure, and a subscription arriving later is accepted.
         @inlinable
         public func cancel() {
             lock.withLock { () -> (any Subscription)? in
+                guard case .subscribed = upstream else { return nil }
                 isTerminated.store(true, ordering: .releasing)
                 return upstream.detach()
             }?.cancel()

@@ -100,6 +100,35 @@ struct AnySubscriberTests {
         #expect(count == 1)
     }
 
+    @Test func aSubjectIsWrappedInTheSubjectBridge() {
+        // As Apple's: described as "Subject", the subject receives the bridge as its one
+        // subscription (later ones are cancelled) and only the first completion.
+        let subject = PassthroughSubject<Int, TestError>()
+        let erased = AnySubscriber(subject)
+        #expect(String(describing: erased) == "Subject")
+        #expect(String(describing: erased.customMirror.subjectType).hasPrefix("SubjectSubscriber<"))
+        #expect(!erased.customMirror.children.isEmpty)
+        let downstream = TestSubscriber<Int, TestError>()
+        subject.subscribe(downstream)
+        let first = ManualPublisher<Int, TestError>.Subscription()
+        let second = ManualPublisher<Int, TestError>.Subscription()
+        erased.receive(subscription: first)
+        erased.receive(subscription: second)
+        #expect(second.cancelCount == 1)
+        _ = erased.receive(1)
+        erased.receive(completion: .finished)
+        erased.receive(completion: .failure(TestError(code: 1)))
+        #expect(downstream.values == [1])
+        #expect(downstream.completion == .finished)
+        #expect(erased.receive(2) == .none)
+    }
+
+    @Test func aClosureBasedSubscriberMirrorsItsDescription() {
+        let mirror = Mirror(reflecting: AnySubscriber<Int, Never>())
+        #expect(ObjectIdentifier(mirror.subjectType) == ObjectIdentifier(String.self))
+        #expect(mirror.children.isEmpty)
+    }
+
     @Test func mirrorReflectsTheWrappedSubscriber() {
         let subscriber = TestSubscriber<Int, Never>()
         let erased = AnySubscriber(subscriber)

@@ -4,9 +4,9 @@ import Testing
 
 @Suite("SubjectSubscription")
 struct SubjectSubscriptionTests {
-    @Test func nothingReachesTheSubscriberBeforeReceiveSubscriptionReturns() {
-        // A value sent while the subscriber is still inside receive(subscription:) (having
-        // requested demand there) is delivered only once receive(subscription:) has returned.
+    @Test func aValueSentInsideReceiveSubscriptionIsDeliveredAtOnce() {
+        // As Apple's: a value sent while the subscriber is still inside receive(subscription:)
+        // (having requested demand there) is delivered at once, before it returns.
         let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
@@ -21,10 +21,10 @@ struct SubjectSubscriptionTests {
                 return .none
             })
         core.receive(subscriber: subscriber)
-        #expect(log == ["subscription begins", "subscription ends", "value 1"])
+        #expect(log == ["subscription begins", "value 1", "subscription ends"])
     }
 
-    @Test func theCurrentValueWaitsForReceiveSubscriptionToReturn() {
+    @Test func theCurrentValueIsDeliveredWhenRequestedInsideReceiveSubscription() {
         let core = SubjectCore<Int, Never>(name: "C", currentValue: 7)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
@@ -37,10 +37,10 @@ struct SubjectSubscriptionTests {
                 return .none
             })
         core.receive(subscriber: subscriber)
-        #expect(log == ["requested", "value 7"])
+        #expect(log == ["value 7", "requested"])
     }
 
-    @Test func completionDuringReceiveSubscriptionFollowsIt() {
+    @Test func completionDuringReceiveSubscriptionIsDeliveredAtOnce() {
         let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
@@ -56,7 +56,7 @@ struct SubjectSubscriptionTests {
             },
             receiveCompletion: { log.append("\($0)") })
         core.receive(subscriber: subscriber)
-        #expect(log == ["subscription ends", "value 1", "finished"])
+        #expect(log == ["value 1", "finished", "subscription ends"])
     }
 
     @Test func cancelDuringDeliveryDropsQueuedValues() {

@@ -228,20 +228,27 @@ struct ObservableObjectTests {
 
     // MARK: ObservableObjectPublisher
 
-    @Test func observableObjectPublisherDeliversWithDemand() {
+    @Test func observableObjectPublisherIgnoresDemand() {
+        // As Apple's: every subscriber gets every signal, whatever it requested.
         let publisher = ObservableObjectPublisher()
         let subscriber = TestSubscriber<Void, Never>(initialDemand: .max(1))
         publisher.subscribe(subscriber)
         publisher.send()
         publisher.send()
-        #expect(subscriber.values.count == 1)
+        #expect(subscriber.values.count == 2)
+        let none = TestSubscriber<Void, Never>(initialDemand: .none)
+        publisher.subscribe(none)
+        publisher.send()
+        #expect(subscriber.values.count == 3)
+        #expect(none.values.count == 1)
+        #expect(Mirror(reflecting: none.subscription!).children.map(\.label) == ["downstream"])
         subscriber.request(.max(1))
         publisher.send()
-        #expect(subscriber.values.count == 2)
+        #expect(subscriber.values.count == 4)
         #expect(subscriber.eventDescriptions.first == "subscription(ObservableObjectPublisher)")
         subscriber.cancel()
         publisher.send()
-        #expect(subscriber.values.count == 2)
+        #expect(subscriber.values.count == 4)
         #expect(subscriber.completion == nil)
     }
 

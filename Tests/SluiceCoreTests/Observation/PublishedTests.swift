@@ -212,6 +212,17 @@ struct PublishedTests {
 
     // MARK: Contract
 
+    @Test func assigningTheProjectedValueChangesNothing() {
+        // As Apple's: `$a = $b` leaves both properties' values as they were.
+        let first = Holder(1)
+        let second = Holder(2)
+        first.$value = second.$value
+        #expect(first.value == 1)
+        #expect(second.value == 2)
+        first.value = 3
+        #expect(second.value == 2)
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify {
             let holder = Holder(0)

@@ -22,7 +22,8 @@ struct BreakpointTests {
                 .subscribe(subscriber)
         }
         #expect(traps == 2)
-        #expect(subscriber.eventDescriptions == ["subscription(Breakpoint)", "value(1)", "value(2)", "value(3)", "finished"])
+        // As Apple's, the upstream's subscription reaches the subscriber unchanged.
+        #expect(subscriber.eventDescriptions == ["subscription(1...3)", "value(1)", "value(2)", "value(3)", "finished"])
     }
 
     @Test func breakpointOnErrorTrapsOnlyOnFailure() {
@@ -33,8 +34,8 @@ struct BreakpointTests {
             Empty<Int, TestError>().breakpointOnError().subscribe(finishing)
         }
         #expect(traps == 1)
-        #expect(failing.eventDescriptions == ["subscription(Breakpoint)", "failure(TestError(code: 1))"])
-        #expect(finishing.eventDescriptions == ["subscription(Breakpoint)", "finished"])
+        #expect(failing.eventDescriptions == ["subscription(Empty)", "failure(TestError(code: 1))"])
+        #expect(finishing.eventDescriptions == ["subscription(Empty)", "finished"])
     }
 
     @Test func demandAndCancelPassThrough() {
@@ -43,10 +44,28 @@ struct BreakpointTests {
         upstream.breakpoint().subscribe(subscriber)
         #expect(upstream.send(1) == .max(1))
         subscriber.cancel()
-        upstream.send(2)
         #expect(upstream.subscription.requests == [.max(1)])
         #expect(upstream.subscription.cancelCount == 1)
         #expect(subscriber.values == [1])
+    }
+
+    @Test func aPassThroughSubscriberThatChecksEveryEvent() {
+        // As Apple's: no subscription of its own (the upstream's is passed on), a subscriber
+        // described as "Breakpoint" with an empty mirror, and every event checked and passed on
+        // — even after a completion.
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(5))
+        var received: (any Subscription)?
+        let traps = countingTraps {
+            upstream.breakpoint(receiveOutput: { $0 < 0 }).subscribe(subscriber)
+            received = subscriber.subscription
+            upstream.send(completion: .finished)
+            upstream.send(-1)
+        }
+        #expect(traps == 1)
+        #expect(received as? ManualPublisher<Int, Never>.Subscription === upstream.subscription)
+        #expect(upstream.subscriberDescription == "Breakpoint")
+        #expect(upstream.subscription.requests == [.max(5)])
     }
 
     @Test func keepsTheContract() async throws {

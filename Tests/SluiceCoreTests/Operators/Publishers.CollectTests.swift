@@ -100,6 +100,12 @@ struct CollectTests {
         #expect(upstream.subscriberDescription == "Collect")
     }
 
+    @Test func optionalCollectOfNothingIsAnEmptyArray() {
+        // As Apple's: a `nil` optional publisher collects into `[]`.
+        #expect(Optional<Int>.none.publisher.collect() == Optional([]).publisher)
+        #expect(Optional(3).publisher.collect() == Optional([3]).publisher)
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().collect() }
         try await PublisherContract.verify { Fail<Int, TestError>(error: TestError()).collect() }
@@ -112,7 +118,7 @@ struct CollectTests {
         let sequence: Result<[Int], Never>.Publisher = [1, 2].publisher.collect()
         #expect(sequence.result == .success([1, 2]))
         #expect(Optional(3).publisher.collect() == Optional([3]).publisher)
-        #expect(Optional<Int>.none.publisher.collect().output == nil)
+        #expect(Optional<Int>.none.publisher.collect().output == [])
         #expect(Result<Int, TestError>.Publisher(4).collect().result == .success([4]))
         #expect(Result<Int, TestError>.Publisher(TestError()).collect().result == .failure(TestError()))
     }

@@ -2,6 +2,22 @@ import SluiceCore
 import SluiceTesting
 import Testing
 
+/// A publisher that keeps its subscriber and sends the subscription only when the test says so.
+private final class LatePublisher: Publisher, @unchecked Sendable {
+    typealias Output = Int
+    typealias Failure = Never
+    private var stored: Any?
+    var send: ((Int) -> Subscribers.Demand)?
+    var sendSubscription: ((any Subscription) -> Void)?
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+        stored = subscriber
+        send = subscriber.receive(_:)
+        sendSubscription = subscriber.receive(subscription:)
+    }
+    /// The operator's subscriber, which is also the subscription its downstream gets.
+    var downstreamSubscription: any Subscription { stored as! any Subscription }
+}
+
 @Suite("Publishers.HandleEvents")
 struct HandleEventsTests {
     @Test func reportsEveryEventBeforeForwarding() {
@@ -17,8 +33,9 @@ struct HandleEventsTests {
         ).subscribe(subscriber)
         #expect(upstream.send(1) == .max(1))
         upstream.send(completion: .finished)
+        // The demand the subscriber returns for a value is reported as a request (as Apple's).
         #expect(log.value == ["subscription(ManualSubscription)", "request(\(Subscribers.Demand.max(1)))",
-                              "value(1)", "completion"])
+                              "value(1)", "request(\(Subscribers.Demand.max(1)))", "completion"])
         #expect(subscriber.eventDescriptions == ["subscription(HandleEvents)", "value(1)", "finished"])
         #expect(upstream.subscription.requests == [.max(1)])
     }
@@ -74,6 +91,87 @@ struct HandleEventsTests {
         }
         upstream.detachAll()
         #expect(weakSubscriber == nil)
+    }
+
+    @Test func zeroDemandIsReportedAndForwarded() {
+        // As Apple's: no trap; the request is reported and passed upstream.
+        let upstream = ManualPublisher<Int, Never>()
+        var requests: [Subscribers.Demand] = []
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.handleEvents(receiveRequest: { requests.append($0) }).subscribe(subscriber)
+        subscriber.subscription!.request(.none)
+        subscriber.subscription!.request(.max(3))
+        #expect(requests == [.none, .max(3)])
+        #expect(upstream.subscription.requests == [.none, .max(3)])
+    }
+
+    @Test func demandReturnedByTheSubscriberIsReportedAsARequest() {
+        let upstream = ManualPublisher<Int, Never>()
+        var requests: [Subscribers.Demand] = []
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        subscriber.onValue = { value, _ in .max(value) }
+        upstream.handleEvents(receiveRequest: { requests.append($0) }).subscribe(subscriber)
+        #expect(upstream.send(0) == .none)
+        #expect(upstream.send(2) == .max(2))
+        #expect(requests == [.max(2)])
+    }
+
+    @Test func eventsBeforeTheSubscriptionArePassedOnAndDemandWaitsForIt() {
+        let upstream = LatePublisher()
+        var log: [String] = []
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        subscriber.onValue = { _, _ in .max(4) }
+        upstream.handleEvents(
+            receiveSubscription: { _ in log.append("subscription") },
+            receiveOutput: { log.append("value \($0)") },
+            receiveRequest: { log.append("request \($0)") }
+        ).subscribe(subscriber)
+        // A value before any subscription reaches the subscriber; its demand is reported.
+        #expect(upstream.send!(1) == .max(4))
+        #expect(subscriber.values == [1])
+        // Demand requested before the subscription is reported now, requested when it arrives.
+        upstream.downstreamSubscription.request(.max(2))
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.sendSubscription!(subscription)
+        #expect(log == ["value 1", "request max(4)", "request max(2)", "subscription"])
+        #expect(subscription.requests == [.max(2)])
+    }
+
+    @Test func aSubscriptionArrivingAfterAnEarlyCancelIsReportedButNotCancelled() {
+        let upstream = LatePublisher()
+        var log: [String] = []
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.handleEvents(receiveSubscription: { _ in log.append("subscription") },
+                              receiveCancel: { log.append("cancel") }).subscribe(subscriber)
+        upstream.downstreamSubscription.cancel()
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.sendSubscription!(subscription)
+        #expect(log == ["cancel", "subscription"])
+        #expect(subscription.requests == [] && subscription.cancelCount == 0)
+        #expect(subscriber.subscriptionsReceived == 0)
+    }
+
+    @Test func everyLaterSubscriptionIsReportedAndCancelled() {
+        let upstream = LatePublisher()
+        var subscriptions = 0
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.handleEvents(receiveSubscription: { _ in subscriptions += 1 }).subscribe(subscriber)
+        let first = ManualPublisher<Int, Never>.Subscription()
+        let second = ManualPublisher<Int, Never>.Subscription()
+        upstream.sendSubscription!(first)
+        upstream.sendSubscription!(second)
+        #expect(subscriptions == 2)
+        #expect(first.cancelCount == 0 && second.cancelCount == 1)
+        #expect(subscriber.subscriptionsReceived == 1)
+    }
+
+    @Test func describedAsHandleEventsWithAnEmptyMirror() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.handleEvents().subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        #expect(String(describing: subscription) == "HandleEvents")
+        #expect(Mirror(reflecting: subscription).children.isEmpty)
     }
 
     @Test func keepsTheContract() async throws {

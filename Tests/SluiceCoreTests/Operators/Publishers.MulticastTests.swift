@@ -220,9 +220,21 @@ struct MulticastTests {
         #expect(upstream.subscriberCount == 2)  // each connect() subscribes, as in Apple's Combine
     }
 
+    @Test func aPassthroughSubjectStartsTheUpstreamWhenASubscriberRequests() {
+        // As Apple's: connected with no subscriber, the PassthroughSubject has asked the upstream
+        // for nothing; the first subscriber's demand starts it.
+        let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
+        _ = multicast.connect()
+        let late = TestSubscriber<Int, Never>()
+        multicast.subscribe(late)
+        #expect(late.eventDescriptions == ["subscription(Multicast)", "value(1)", "value(2)", "value(3)", "finished"])
+    }
+
     @Test func aLateSubscriberGetsTheCompletion() {
         let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
         _ = multicast.connect()
+        let first = TestSubscriber<Int, Never>()
+        multicast.subscribe(first)
         let late = TestSubscriber<Int, Never>()
         multicast.subscribe(late)
         #expect(late.eventDescriptions == ["subscription(Multicast)", "finished"])

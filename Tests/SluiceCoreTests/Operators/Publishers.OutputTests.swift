@@ -209,11 +209,22 @@ extension OutputTests {
         #expect(Just(1).output(in: 0...2) == Optional(1).publisher)
         #expect(Just(1).output(in: 1...) == Optional<Int>.none.publisher)
         #expect(Just(1).output(in: ..<1) == Optional(1).publisher)
-        #expect(Just(1).output(in: 0..<0) == Optional<Int>.none.publisher)
+        // As Apple's: the output is kept iff the range starts at 0, even `0..<0`; no trap.
+        #expect(Just(1).output(in: 0..<0) == Optional(1).publisher)
+        #expect(Just(1).output(in: -10..<10) == Optional<Int>.none.publisher)
+        #expect(Just(1).output(in: (-10)...) == Optional<Int>.none.publisher)
+        #expect(Just(1).output(in: 0..<Int.max) == Optional(1).publisher)
         #expect(Optional(2).publisher.output(at: 0) == Optional(2).publisher)
         #expect(Optional(2).publisher.output(at: 3) == Optional<Int>.none.publisher)
         #expect(Optional(2).publisher.output(in: 0..<1) == Optional(2).publisher)
         #expect(Optional<Int>.none.publisher.output(in: 0..<1) == Optional<Int>.none.publisher)
+        #expect(Optional(2).publisher.output(in: 0..<(Int.max - 2)) == Optional(2).publisher)
+    }
+
+    @Test func optionalOutputInRangeTrapsOnAnUpperBoundFromIntMaxMinusOne() async {
+        await #expect(processExitsWith: .failure) {
+            _ = Optional(2).publisher.output(in: 0..<(Int.max - 1))
+        }
     }
 
     @Test func fusedOnCollectionSequences() {
@@ -223,7 +234,7 @@ extension OutputTests {
         #expect(array.output(at: 4) == Optional<Int>.none.publisher)
         #expect(type(of: array.output(in: 1..<3)) == Publishers.Sequence<[Int], Never>.self)
         #expect(array.output(in: 1..<3).sequence == [11, 12])
-        #expect(array.output(in: 2..<9).sequence == [12, 13])
+        #expect(array.output(in: 2..<4).sequence == [12, 13])
         let failing = Publishers.Sequence<[Int], TestError>(sequence: [1, 2, 3])
         #expect(type(of: failing.output(in: 0..<2)) == Publishers.Sequence<[Int], TestError>.self)
         #expect(type(of: failing.output(at: 0)) == Publishers.Output<Publishers.Sequence<[Int], TestError>>.self)
@@ -235,6 +246,16 @@ extension OutputTests {
         #expect(characters.output(at: second) == Optional<Character>("b").publisher)
         #expect(characters.output(at: text.endIndex) == Optional<Character>.none.publisher)
         #expect(characters.output(in: second..<text.endIndex).sequence == ["b", "c"])
+    }
+
+    @Test func fusedOnCollectionsGoThroughIndicesAndAnUnclampedSlice() async {
+        // As Apple's: output(at:) asks `indices`; output(in:) slices the range as given, so a
+        // range past the end stops the program.
+        let array = [10, 11, 12, 13].publisher
+        #expect(array.output(at: -1) == Optional<Int>.none.publisher)
+        await #expect(processExitsWith: .failure) {
+            _ = [10, 11].publisher.output(in: 1..<9)
+        }
     }
 
     @Test func equatable() {

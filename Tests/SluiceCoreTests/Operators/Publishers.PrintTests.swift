@@ -54,6 +54,28 @@ struct PrintTests {
         #expect(other.subscription.cancelCount == 1)
     }
 
+    @Test func writesEachLineAsSwiftPrintDoes() {
+        // As Apple's: three writes per line — an empty string, the line, the newline.
+        final class Writes: TextOutputStream {
+            var parts: [String] = []
+            func write(_ string: String) { parts.append(string) }
+        }
+        struct Stream: TextOutputStream {
+            let writes: Writes
+            mutating func write(_ string: String) { writes.write(string) }
+        }
+        let writes = Writes()
+        Just(1).print("x", to: Stream(writes: writes)).subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+        #expect(writes.parts == ["", "x: receive subscription: (Just)", "\n"])
+    }
+
+    @Test func describedAsPrintWithAnEmptyMirror() {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        ManualPublisher<Int, Never>().print(to: Capture(lines: Lines())).subscribe(subscriber)
+        #expect(String(describing: subscriber.subscription!) == "Print")
+        #expect(Mirror(reflecting: subscriber.subscription!).children.isEmpty)
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().print(to: Capture(lines: Lines())) }
     }

@@ -60,4 +60,21 @@ struct TryComparisonTests {
             try Result<Int, TestError>.Publisher(TestError(code: 3)).tryMax { $0 < $1 }.result.get()
         }
     }
+
+    @Test func fusedOnResultCallsTheClosureOnceWithTheOutputTwice() {
+        // As Apple's: on success the closure runs once, with (output, output); a throw fails.
+        var calls: [[Int]] = []
+        let recording: (Int, Int) throws -> Bool = { calls.append([$0, $1]); return false }
+        #expect((try? Result<Int, TestError>.Publisher(5).tryMin(by: recording).result.get()) == 5)
+        #expect((try? Result<Int, TestError>.Publisher(6).tryMax(by: recording).result.get()) == 6)
+        #expect(calls == [[5, 5], [6, 6]])
+        #expect(throws: TestError(code: 9)) {
+            try Result<Int, TestError>.Publisher(5).tryMin { _, _ in throw TestError(code: 9) }.result.get()
+        }
+        #expect(throws: TestError(code: 9)) {
+            try Result<Int, TestError>.Publisher(5).tryMax { _, _ in throw TestError(code: 9) }.result.get()
+        }
+        _ = try? Result<Int, TestError>.Publisher(TestError(code: 1)).tryMin(by: recording).result.get()
+        #expect(calls.count == 2)
+    }
 }

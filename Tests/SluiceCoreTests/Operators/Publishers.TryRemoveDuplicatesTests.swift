@@ -107,15 +107,18 @@ extension TryRemoveDuplicatesTests {
             calls += 1
             throw TestError()
         }
+        // As Apple's: the closure is called once, with the output twice; a throw fails.
         let just = Just(1).tryRemoveDuplicates(by: throwing)
         #expect(Swift.type(of: just) == Result<Int, any Error>.Publisher.self)
-        #expect(successValue(just) == 1)
+        #expect(failureTestError(just) == TestError())
+        #expect(successValue(Just(1).tryRemoveDuplicates { $0 == $1 }) == 1)
         let result = Result<Int, TestError>.Publisher(2).tryRemoveDuplicates(by: throwing)
         #expect(Swift.type(of: result) == Result<Int, any Error>.Publisher.self)
-        #expect(successValue(result) == 2)
+        #expect(failureTestError(result) == TestError())
+        #expect(successValue(Result<Int, TestError>.Publisher(2).tryRemoveDuplicates { $0 == $1 }) == 2)
         #expect(failureTestError(Result<Int, TestError>.Publisher(TestError(code: 3)).tryRemoveDuplicates(by: throwing))
             == TestError(code: 3))
-        #expect(calls == 0)
+        #expect(calls == 2)
     }
 }
 

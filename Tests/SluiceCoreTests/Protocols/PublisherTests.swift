@@ -29,12 +29,19 @@ struct PublisherTests {
         _ = cancellable
     }
 
-    @Test func subscribeSubjectRequestsUnlimitedFromUpstream() {
+    @Test func subscribeSubjectRequestsUnlimitedFromUpstreamOnceTheSubjectHasDemand() {
+        // As Apple's: a PassthroughSubject asks its upstream for `.unlimited` once one of its
+        // subscribers has requested demand; a CurrentValueSubject at once.
         let upstream = ManualPublisher<Int, Never>()
         let subject = PassthroughSubject<Int, Never>()
         let cancellable = upstream.subscribe(subject)
+        #expect(upstream.subscription.requests == [])
+        subject.subscribe(TestSubscriber<Int, Never>(initialDemand: .max(1)))
         #expect(upstream.subscription.requests == [.unlimited])
-        _ = cancellable
+        let other = ManualPublisher<Int, Never>()
+        let current = other.subscribe(CurrentValueSubject<Int, Never>(0))
+        #expect(other.subscription.requests == [.unlimited])
+        _ = (cancellable, current)
     }
 
     @Test func subscribeSubjectFromASequence() {

@@ -206,6 +206,30 @@ struct FutureTests {
 
     // MARK: Memory
 
+    @Test func subscriptionMirror() {
+        // As Apple's: parent, downstream, hasAnyDemand, subject. The parent goes once the promise
+        // delivers; a result that waited for demand leaves it in place.
+        let (future, fulfil) = pendingFuture(Int.self, Never.self)
+        let subscriber = TestSubscriber<Int, Never>()
+        future.subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        let live = Array(Mirror(reflecting: subscription).children)
+        #expect(live.map(\.label) == ["parent", "downstream", "hasAnyDemand", "subject"])
+        #expect(live[0].value as? Future<Int, Never> === future)
+        #expect(live[2].value as? Bool == true)
+        fulfil(.success(1))
+        #expect(String(describing: Mirror(reflecting: subscription).children.first!.value) == "nil")
+
+        let (waiting, fulfilWaiting) = pendingFuture(Int.self, Never.self)
+        let late = TestSubscriber<Int, Never>(initialDemand: .none)
+        waiting.subscribe(late)
+        fulfilWaiting(.success(2))
+        let lateSubscription = late.subscription!
+        lateSubscription.request(.max(1))
+        #expect(late.values == [2])
+        #expect(Mirror(reflecting: lateSubscription).children.first?.value as? Future<Int, Never> === waiting)
+    }
+
     @Test func releasesTheClosureAfterRunningIt() {
         weak var weakToken: Token?
         do {

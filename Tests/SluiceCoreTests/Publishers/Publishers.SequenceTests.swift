@@ -204,12 +204,19 @@ struct SequenceTests {
         }
     }
 
-    @Test func zeroDemandStopsTheProgram() async {
-        await #expect(processExitsWith: .failure) {
-            let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
-            [1, 2].publisher.subscribe(subscriber)
-            subscriber.request(.none)
+    @Test func zeroDemandIsIgnored() {
+        // As Apple's: a request of `.none` neither traps nor sends anything, even re-entrantly.
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        [1, 2].publisher.subscribe(subscriber)
+        subscriber.subscription!.request(.none)
+        #expect(subscriber.values == [])
+        subscriber.onValue = { _, subscriber in
+            subscriber.subscription!.request(.none)
+            return .none
         }
+        subscriber.subscription!.request(.max(1))
+        #expect(subscriber.values == [1])
+        #expect(subscriber.completion == nil)
     }
 
     // MARK: Descriptions
@@ -221,6 +228,20 @@ struct SequenceTests {
         #expect(String(describing: subscription) == "1...3")
         #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "1...3")
         #expect(Mirror(reflecting: subscription).children.map(\.label) == ["sequence"])
+    }
+
+    @Test func anEndedSubscriptionIsDescribedAsSequenceAndMirrorsNoElements() {
+        // As Apple's: "Sequence", and an empty `sequence`, once finished or cancelled.
+        for cancel in [false, true] {
+            let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+            (1...3).publisher.subscribe(subscriber)
+            let subscription = subscriber.subscription!
+            if cancel { subscription.cancel() } else { subscription.request(.unlimited) }
+            #expect(String(describing: subscription) == "Sequence")
+            let children = Array(Mirror(reflecting: subscription).children)
+            #expect(children.map(\.label) == ["sequence"])
+            #expect((children.first?.value as? [Int]) == [])
+        }
     }
 
     // MARK: Types and fused operators

@@ -22,7 +22,7 @@ struct RecordTests {
         #expect(record.recording.completion == .finished)
         let subscriber = TestSubscriber<Int, Never>()
         record.subscribe(subscriber)
-        #expect(subscriber.eventDescriptions == ["subscription(Record)", "value(1)", "finished"])
+        #expect(subscriber.eventDescriptions == ["subscription([1])", "value(1)", "finished"])
     }
 
     @Test func recordingInitializers() {
@@ -61,7 +61,7 @@ struct RecordTests {
         let record = Record<Int, Never>(output: [1, 2, 3], completion: .finished)
         let subscriber = TestSubscriber<Int, Never>()
         record.subscribe(subscriber)
-        #expect(subscriber.eventDescriptions == ["subscription(Record)", "value(1)", "value(2)", "value(3)", "finished"])
+        #expect(subscriber.eventDescriptions == ["subscription([1, 2, 3])", "value(1)", "value(2)", "value(3)", "finished"])
     }
 
     @Test func replaysAFailureAfterTheOutputWithoutFurtherDemand() {
@@ -122,7 +122,7 @@ struct RecordTests {
         let subscription = subscriber.subscription
         subscriber.cancel()
         subscription?.request(.unlimited)
-        #expect(subscriber.eventDescriptions == ["subscription(Record)", "value(1)"])
+        #expect(subscriber.eventDescriptions == ["subscription([1, 2, 3])", "value(1)"])
     }
 
     @Test func cancelFromInsideReceive() {
@@ -156,9 +156,34 @@ struct RecordTests {
 
     // MARK: Contract
 
+    @Test func theSubscriptionDescribesTheOutputThenCancelledEvents() {
+        // As Apple's: the recorded output while live, "Cancelled Events" once finished or
+        // cancelled; the mirror shows `sequence` (empty once ended) and `completion`.
+        for cancel in [false, true] {
+            let subscriber = TestSubscriber<Int, TestError>(initialDemand: .none)
+            Record<Int, TestError>(output: [1, 2], completion: .failure(TestError(code: 1))).subscribe(subscriber)
+            let subscription = subscriber.subscription!
+            #expect(String(describing: subscription) == "[1, 2]")
+            let live = Array(Mirror(reflecting: subscription).children)
+            #expect(live.map(\.label) == ["sequence", "completion"])
+            #expect((live.first?.value as? [Int]) == [1, 2])
+            if cancel { subscription.cancel() } else { subscription.request(.unlimited) }
+            #expect(String(describing: subscription) == "Cancelled Events")
+            #expect((Mirror(reflecting: subscription).children.first?.value as? [Int]) == [])
+        }
+    }
+
+    @Test func zeroDemandIsIgnored() {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        Record<Int, Never>(output: [1, 2], completion: .finished).subscribe(subscriber)
+        subscriber.subscription!.request(.none)
+        subscriber.subscription!.request(.max(1))
+        #expect(subscriber.values == [1])
+    }
+
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify { Record<Int, Never>(output: Array(1...5), completion: .finished) }
-        try await PublisherContract.verify { Record<Int, TestError>(output: [1, 2], completion: .failure(TestError())) }
+        try await PublisherContract.verify { Record<Int, TestError>(output: [1, 2], completion: .failure(TestError(code: 1))) }
         try await PublisherContract.verify { Record<Int, TestError>(output: [], completion: .failure(TestError())) }
     }
 

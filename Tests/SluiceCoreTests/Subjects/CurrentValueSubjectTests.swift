@@ -244,6 +244,46 @@ struct CurrentValueSubjectTests {
         #expect(upstream.requests == [.unlimited])
     }
 
+    @Test func deinitCancelsTheUpstreamSubscriptions() {
+        let upstream = ManualPublisher<Int, Never>.Subscription()
+        do {
+            let subject = CurrentValueSubject<Int, Never>(0)
+            subject.send(subscription: upstream)
+        }
+        #expect(upstream.requests == [.unlimited])
+        #expect(upstream.cancelCount == 1)
+    }
+
+    @Test func settingTheValueAfterCompletionStoresItWithoutPublishing() {
+        // As Apple's: the setter still stores; `send` after completion does not.
+        let subject = CurrentValueSubject<Int, Never>(0)
+        let subscriber = TestSubscriber<Int, Never>()
+        subject.subscribe(subscriber)
+        subject.send(completion: .finished)
+        subject.value = 42
+        #expect(subject.value == 42)
+        subject.send(7)
+        #expect(subject.value == 42)
+        #expect(subscriber.values == [0])
+    }
+
+    @Test func theCurrentValueIsDeliveredInsideReceiveSubscriptionWhenRequestedThere() {
+        // As Apple's: requesting from inside receive(subscription:) delivers at once.
+        let subject = CurrentValueSubject<Int, Never>(112)
+        var log: [String] = []
+        let subscriber = AnySubscriber<Int, Never>(
+            receiveSubscription: { subscription in
+                subscription.request(.unlimited)
+                log.append("subscription")
+            },
+            receiveValue: { value in
+                log.append("value \(value)")
+                return .none
+            })
+        subject.subscribe(subscriber)
+        #expect(log == ["value 112", "subscription"])
+    }
+
     // MARK: Concurrency
 
     @Test func concurrentSendsAreDeliveredExactlyOnceWithoutOverlap() {

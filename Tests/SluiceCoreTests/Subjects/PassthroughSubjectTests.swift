@@ -308,12 +308,51 @@ struct PassthroughSubjectTests {
 
     // MARK: Upstream subscriptions
 
-    @Test func sendSubscriptionRequestsUnlimited() {
+    @Test func sendSubscriptionRequestsUnlimitedOnceASubscriberHasRequestedDemand() {
+        // As Apple's: kept without a request until some subscriber requests demand; from then
+        // on each subscription handed over is asked for `.unlimited` at once.
         let subject = PassthroughSubject<Int, Never>()
         let upstream = ManualPublisher<Int, Never>.Subscription()
         subject.send(subscription: upstream)
+        #expect(upstream.requests == [])
+        let waiting = TestSubscriber<Int, Never>(initialDemand: .none)
+        subject.subscribe(waiting)
+        #expect(upstream.requests == [])
+        waiting.subscription!.request(.max(1))
         #expect(upstream.requests == [.unlimited])
+        subject.subscribe(TestSubscriber<Int, Never>(initialDemand: .max(2)))
+        #expect(upstream.requests == [.unlimited])
+        let later = ManualPublisher<Int, Never>.Subscription()
+        subject.send(subscription: later)
+        #expect(later.requests == [.unlimited])
         #expect(upstream.cancelCount == 0)
+    }
+
+    @Test func deinitCancelsTheUpstreamSubscriptions() {
+        let upstream = ManualPublisher<Int, Never>.Subscription()
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            subject.send(subscription: upstream)
+            subject.send(subscription: upstream)
+            #expect(upstream.cancelCount == 0)
+        }
+        #expect(upstream.cancelCount == 2)
+    }
+
+    @Test func subscriptionMirror() {
+        // As Apple's: parent, downstream, demand, subject (nil once cancelled or completed).
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(3))
+        subject.subscribe(subscriber)
+        subject.send(1)
+        let subscription = subscriber.subscription!
+        let live = Array(Mirror(reflecting: subscription).children)
+        #expect(live.map(\.label) == ["parent", "downstream", "demand", "subject"])
+        #expect(String(describing: live[0].value).contains("PassthroughSubject"))
+        #expect(live[2].value as? Subscribers.Demand == .max(2))
+        subscription.cancel()
+        let ended = Array(Mirror(reflecting: subscription).children)
+        #expect(ended.map { String(describing: $0.value) } == ["nil", "nil", "max(2)", "nil"])
     }
 
     @Test func sendSubscriptionAfterCompletionCancelsIt() {
@@ -445,7 +484,7 @@ struct PassthroughSubjectTests {
         #expect(String(describing: subscription) == "PassthroughSubject")
         #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "PassthroughSubject")
         let mirror = Mirror(reflecting: subscription)
-        #expect(mirror.children.map(\.label) == ["downstream", "demand"])
+        #expect(mirror.children.map(\.label) == ["parent", "downstream", "demand", "subject"])
         #expect(mirror.children.first { $0.label == "demand" }?.value as? Subscribers.Demand == .max(2))
     }
 }

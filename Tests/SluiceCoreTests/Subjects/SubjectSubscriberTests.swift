@@ -9,7 +9,10 @@ struct SubjectSubscriberTests {
         let subject = PassthroughSubject<Int, Never>()
         let bridge = SubjectSubscriber(subject)
         upstream.subscribe(bridge)
-        // The subject asked the bridge for `.unlimited`; the bridge forwarded it upstream.
+        // Once a subscriber of the subject requests demand, the subject asks the bridge for
+        // `.unlimited` (as Apple's PassthroughSubject); the bridge forwards it upstream.
+        #expect(upstream.subscription.requests == [])
+        subject.subscribe(TestSubscriber<Int, Never>(initialDemand: .max(1)))
         #expect(upstream.subscription.requests == [.unlimited])
         #expect(subject.core.upstreams.count == 1)
         #expect(subject.core.upstreams.first as? SubjectSubscriber<PassthroughSubject<Int, Never>> === bridge)
@@ -52,7 +55,8 @@ struct SubjectSubscriberTests {
         let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
         upstream.subscribe(bridge)
         bridge.request(.max(3))
-        #expect(upstream.subscription.requests == [.unlimited, .max(3)])
+        // (The subject, with no subscriber demand yet, has asked for nothing itself.)
+        #expect(upstream.subscription.requests == [.max(3)])
     }
 
     @Test func returnsNoAdditionalDemand() {
@@ -85,7 +89,7 @@ struct SubjectSubscriberTests {
 
     @Test func requestAfterCancelIsIgnored() {
         let upstream = ManualPublisher<Int, Never>()
-        let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
+        let bridge = SubjectSubscriber(CurrentValueSubject<Int, Never>(0))
         upstream.subscribe(bridge)
         bridge.cancel()
         bridge.request(.max(1))
@@ -96,6 +100,7 @@ struct SubjectSubscriberTests {
         let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
         #expect(String(describing: bridge) == "Subject")
         #expect(bridge.playgroundDescription as? String == "Subject")
+        #expect(Mirror(reflecting: bridge).children.map(\.label) == ["downstreamSubject", "upstreamSubscription"])
     }
 
     @Test func zeroDemandStopsTheProgram() async {

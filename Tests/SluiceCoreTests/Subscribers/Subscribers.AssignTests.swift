@@ -168,6 +168,21 @@ struct AssignTests {
         #expect(String(describing: assign) == "Assign Model.")
         #expect(assign.playgroundDescription as? String == "Assign Model.")
         let labels = assign.customMirror.children.map(\.label)
-        #expect(labels == ["object", "keyPath", "upstreamSubscription"])
+        #expect(labels == ["object", "keyPath", "status"])
+    }
+
+    @Test func ignoresValuesOutsideItsSubscription() {
+        // As Apple's: nothing is assigned before the subscription arrives, nor after the end.
+        let model = Model()
+        let assign = Subscribers.Assign(object: model, keyPath: \Model.value)
+        #expect(assign.receive(12) == .none)
+        #expect(model.value != 12)
+        let publisher = ManualPublisher<Int, Never>()
+        publisher.subscribe(assign)
+        publisher.send(42)
+        #expect(model.value == 42)
+        publisher.send(completion: .finished)
+        #expect(assign.receive(100) == .none)
+        #expect(model.value == 42)
     }
 }

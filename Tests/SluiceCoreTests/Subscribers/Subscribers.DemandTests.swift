@@ -110,6 +110,12 @@ struct DemandTests {
         #expect(Demand.unlimited - 5 == .unlimited)
         #expect(Demand.unlimited - Int.max == .unlimited)
         #expect(Demand.max(2) - (-3) == .max(5))  // subtracting a negative adds
+        // As Apple's: past Int.max, subtracting a negative gives .max(0).
+        #expect(Demand.max(Int.max) - (-1) == .none)
+        var overflowing = Demand.max(Int.max)
+        overflowing -= -1
+        #expect(overflowing == .none)
+        #expect(Demand.unlimited - (-1) == .unlimited)
         var demand = Demand.max(5)
         demand -= 1
         #expect(demand == .max(4))

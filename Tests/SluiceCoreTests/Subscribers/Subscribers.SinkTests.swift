@@ -86,13 +86,21 @@ struct SinkTests {
         #expect(first.subscription.cancelCount == 0)
     }
 
-    @Test func cancelsASubscriptionArrivingAfterCancel() {
-        let publisher = ManualPublisher<Int, Never>()
-        let sink = Subscribers.Sink<Int, Never>(receiveCompletion: { _ in }, receiveValue: { _ in })
+    @Test func aCancelBeforeAnySubscriptionDoesNothing() {
+        // As Apple's: values still reach the closure, and a subscription arriving later is
+        // accepted (and asked for `.unlimited`).
+        var values: [Int] = []
+        let sink = Subscribers.Sink<Int, Never>(receiveCompletion: { _ in }, receiveValue: { values.append($0) })
         sink.cancel()
+        _ = sink.receive(1)
+        let publisher = ManualPublisher<Int, Never>()
         publisher.subscribe(sink)
+        #expect(publisher.subscription.cancelCount == 0)
+        #expect(publisher.subscription.requests == [.unlimited])
+        publisher.send(2)
+        #expect(values == [1, 2])
+        sink.cancel()
         #expect(publisher.subscription.cancelCount == 1)
-        #expect(publisher.subscription.requests.isEmpty)
     }
 
     @Test func cancelAfterCompletionDoesNotCancelUpstream() {
