@@ -3,7 +3,7 @@ import SluiceTesting
 import Testing
 
 /// A publisher that keeps its subscriber and sends the subscription only when the test says so.
-private final class LatePublisher: Publisher, @unchecked Sendable {
+private final class LateIntPublisher: Publisher, @unchecked Sendable {
     typealias Output = Int
     typealias Failure = Never
     private var stored: Any?
@@ -117,7 +117,7 @@ struct HandleEventsTests {
     }
 
     @Test func eventsBeforeTheSubscriptionArePassedOnAndDemandWaitsForIt() {
-        let upstream = LatePublisher()
+        let upstream = LateIntPublisher()
         var log: [String] = []
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
         subscriber.onValue = { _, _ in .max(4) }
@@ -138,7 +138,7 @@ struct HandleEventsTests {
     }
 
     @Test func aSubscriptionArrivingAfterAnEarlyCancelIsReportedButNotCancelled() {
-        let upstream = LatePublisher()
+        let upstream = LateIntPublisher()
         var log: [String] = []
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
         upstream.handleEvents(receiveSubscription: { _ in log.append("subscription") },
@@ -152,7 +152,7 @@ struct HandleEventsTests {
     }
 
     @Test func everyLaterSubscriptionIsReportedAndCancelled() {
-        let upstream = LatePublisher()
+        let upstream = LateIntPublisher()
         var subscriptions = 0
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
         upstream.handleEvents(receiveSubscription: { _ in subscriptions += 1 }).subscribe(subscriber)
