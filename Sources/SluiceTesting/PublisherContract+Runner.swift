@@ -6,6 +6,10 @@ struct ContractConfiguration: Sendable {
     var settle: Duration
     var timeout: Duration
     var valueLimit: Int
+    /// Operator mode: the operator under test is subscribed to the kit's probe upstreams.
+    var operatorMode = false
+    /// Operator mode: how much the operator may keep requested from each probe upstream.
+    var upstreamDemand: PublisherContract.UpstreamDemand = .unbounded
 }
 
 /// What one scenario shares between the runner (async side) and the scenario's threads.
@@ -55,18 +59,37 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
     let scenario: Scenario
     let configuration: ContractConfiguration
-    let makeFixture: @Sendable () -> PublisherContract.Fixture<P>
+    /// Makes a fresh fixture; in operator mode, its operator is subscribed to probe upstreams
+    /// that report to the observer (the scenario's probe).
+    let makeFixture: @Sendable (any ContractUpstreamObserver) -> PublisherContract.Fixture<P>
+
+    /// How many times ``PublisherContract/Scenario/cancelFromAnotherThread`` runs (with a fresh
+    /// publisher each time), and how many for a publisher that delivers asynchronously.
+    static var raceTrials: Int { 16 }
+    static var asynchronousRaceTrials: Int { 2 }
 
     /// A call that did not return.
     private struct Hang {
         let label: String
         let inFlight: [String]
         let parkedRunaway: Bool
+        /// The ordinal of a repeated `cancel()` (2 or more) among the calls that did not return.
+        let repeatedCancel: Int?
     }
 
-    private var plan: ContractProbePlan {
+    /// What one subscription of a fresh publisher showed.
+    private struct Pass {
+        let violations: [Violation]
+        let values: [(text: String, index: Int)]
+        let history: [String]
+        let hung: Bool
+        let asynchronous: Bool
+    }
+
+    private func plan(for kind: Scenario.Kind) -> ContractProbePlan {
         var plan = ContractProbePlan(valueLimit: configuration.valueLimit)
-        switch scenario.kind {
+        plan.upstreamDemand = configuration.upstreamDemand
+        switch kind {
         case .unlimited:
             plan.initialDemand = .unlimited
         case .oneAtATime:
@@ -76,9 +99,20 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         case .demandFromReceive:
             plan.initialDemand = .max(1)
             plan.returnedDemand = .max(1)
+        case .returnedDemandOnce:
+            plan.initialDemand = .max(1)
+            plan.returnedDemand = .max(2)
+            plan.returnsDemandOnce = true
         case .requestInsideReceive:
             plan.initialDemand = .max(1)
             plan.requestInsideReceive = .max(1)
+        case .order:
+            plan.initialDemand = .max(2)
+            plan.requestInsideReceive = .max(1)
+        case .upFront(let count):
+            plan.initialDemand = .max(count)
+        case .cancelFromAnotherThread:
+            plan.initialDemand = .unlimited
         case .cancelInsideReceive:
             plan.initialDemand = .unlimited
             plan.cancelInsideReceiveAt = 1
@@ -98,32 +132,127 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
     }
 
     func run() async -> [Violation] {
-        let context = ContractScenarioContext<P>(probe: Probe(plan: plan))
+        switch scenario.kind {
+        case .order:
+            return await checkOrder()
+        case .cancelFromAnotherThread:
+            return await raceCancels()
+        default:
+            return await pass(scenario.kind).violations
+        }
+    }
+
+    /// Subscribes a fresh publisher's probe, runs the steps of `kind`, and concludes.
+    private func pass(_ kind: Scenario.Kind) async -> Pass {
+        let context = ContractScenarioContext<P>(probe: Probe(plan: plan(for: kind)))
         let worker = ContractWorker()
         defer { worker.close() }
-        let hang = await drive(context, on: worker)
-        return await conclude(context, worker: worker, hang: hang)
+        let hang = await drive(context, kind, on: worker)
+        // (No local reference to the probe may outlive this: the release check needs it gone.)
+        let values = probe(context).receivedValues
+        let history = probe(context).results.history
+        let asynchronous = probe(context).snapshot.asynchronous
+        let violations = await conclude(context, worker: worker, hang: hang)
+        return Pass(violations: violations, values: values, history: history, hung: hang != nil,
+                    asynchronous: asynchronous)
+    }
+
+    /// The `order` scenario: the values under re-entrant demand must be those a fresh publisher
+    /// delivers for the same demand made up front (compared only when two up-front runs agree).
+    private func checkOrder() async -> [Violation] {
+        let main = await pass(.order)
+        guard main.violations.isEmpty, !main.values.isEmpty else { return main.violations }
+        let count = main.values.count
+        let reference = await pass(.upFront(count))
+        guard reference.violations.isEmpty else { return [] }
+        let again = await pass(.upFront(count))
+        let expected = reference.values.map(\.text)
+        // Values that differ from run to run (times, random numbers, racing sources): not compared.
+        guard again.violations.isEmpty, again.values.map(\.text) == expected else { return [] }
+        let got = main.values.map(\.text)
+        guard got != expected else { return [] }
+        let first = (0..<min(got.count, expected.count)).first { got[$0] != expected[$0] } ?? min(got.count, expected.count)
+        let shown = { (values: [String]) -> String in
+            let head = values.prefix(max(8, first + 3)).joined(separator: ", ")
+            return "[" + head + (values.count > max(8, first + 3) ? ", …]" : "]")
+        }
+        var message = "order: under re-entrant demand the values arrived as \(shown(got)); a fresh publisher given"
+            + " .max(\(count)) up front delivers \(shown(expected))"
+        if first < got.count && first < expected.count {
+            message += " — value #\(first + 1) is \(got[first]) where \(expected[first]) was expected"
+        } else {
+            message += " — \(got.count) value\(got.count == 1 ? "" : "s") against \(expected.count)"
+        }
+        let index = first < main.values.count ? main.values[first].index : nil
+        return [Violation(rule: .reentrancy, scenario: scenario, message: message, history: main.history, eventIndex: index)]
+    }
+
+    /// The `cancelFromAnotherThread` scenario: trials until one breaks a rule.
+    private func raceCancels() async -> [Violation] {
+        for trial in 1...Self.raceTrials {
+            let result = await pass(.cancelFromAnotherThread)
+            if !result.violations.isEmpty {
+                return result.violations.map {
+                    Violation(rule: $0.rule, scenario: $0.scenario,
+                              message: $0.message + " (trial \(trial) of \(Self.raceTrials))",
+                              occurrences: $0.occurrences, history: $0.history, eventIndex: $0.eventIndex)
+                }
+            }
+            if result.asynchronous && trial >= Self.asynchronousRaceTrials { break }
+        }
+        return []
     }
 
     // MARK: - Steps
 
-    /// Runs the scenario's steps; returns the call that hung, if one did.
-    private func drive(_ context: ContractScenarioContext<P>, on worker: ContractWorker) async -> Hang? {
+    /// Starts the thread that cancels once the subscription has arrived and `delay` µs have passed.
+    private func startCanceller(_ context: ContractScenarioContext<P>) -> ContractSignal {
+        let signal = ContractSignal()
+        let delay = UInt32.random(in: 20...400)
+        startContractThread {
+            do {
+                let probe = context.probe!
+                probe.kitCall {
+                    let deadline = ContinuousClock.now + .milliseconds(50)
+                    while probe.snapshot.subscriptions == 0 && ContinuousClock.now < deadline { contractYield() }
+                    contractSleep(microseconds: delay)
+                    probe.cancel("from another thread, \(delay) µs after the subscription arrived")
+                }
+            }
+            signal.set()
+        }
+        return signal
+    }
+
+    /// Runs the steps of `kind`; returns the call that hung, if one did.
+    private func drive(
+        _ context: ContractScenarioContext<P>, _ kind: Scenario.Kind, on worker: ContractWorker
+    ) async -> Hang? {
         let make = makeFixture
+        let canceller = kind == .cancelFromAnotherThread ? startCanceller(context) : nil
         if let hang = await step("receive(subscriber:) (subscribing the probe)", context, worker, { context in
-            context.fixture = make()
+            context.fixture = make(context.probe!)
             context.fixture!.publisher.subscribe(context.probe!)
         }) { return hang }
 
         let driveStep: @Sendable (ContractScenarioContext<P>) -> Void = { $0.fixture!.drive() }
-        switch scenario.kind {
-        case .unlimited, .demandFromReceive, .requestInsideReceive, .cancelInsideReceive:
+        switch kind {
+        case .unlimited, .demandFromReceive, .returnedDemandOnce, .requestInsideReceive, .order, .cancelInsideReceive:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended }
+
+        case .upFront(let count):
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended || $0.values >= count }
+
+        case .cancelFromAnotherThread:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            if let canceller, let hang = await watch(canceller, "cancel() from another thread", context) { return hang }
             await settle(context) { $0.ended }
 
         case .oneAtATime, .bursts:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
-            if let hang = await pull(context, worker) { return hang }
+            if let hang = await pull(context, kind, worker) { return hang }
 
         case .lateDemand:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
@@ -191,7 +320,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
             if now == progress {
                 let probe = probe(context)
                 probe.abandon()
-                return Hang(label: label, inFlight: probe.callsInFlight, parkedRunaway: probe.parkedARunaway)
+                return Hang(label: label, inFlight: probe.callsInFlight, parkedRunaway: probe.parkedARunaway,
+                            repeatedCancel: probe.repeatedCancelInFlight)
             }
             progress = now
         }
@@ -209,8 +339,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
     /// The outside-demand loop of `oneAtATime` and `bursts`: whenever everything demanded has
     /// arrived, request the next burst; while the publisher delivers synchronously the whole loop
     /// runs in one job.
-    private func pull(_ context: ContractScenarioContext<P>, _ worker: ContractWorker) async -> Hang? {
-        let bursts = Self.bursts(for: scenario.kind)
+    private func pull(_ context: ContractScenarioContext<P>, _ kind: Scenario.Kind, _ worker: ContractWorker) async -> Hang? {
+        let bursts = Self.bursts(for: kind)
         let limit = configuration.valueLimit
         while true {
             let state = probe(context).snapshot
@@ -298,10 +428,17 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         var extra: [(PublisherContract.Rule, String, Int?)] = []
 
         if let hang {
-            let rule: PublisherContract.Rule = !hang.inFlight.isEmpty || scenario.kind != .concurrent
+            var rule: PublisherContract.Rule = !hang.inFlight.isEmpty || scenario.kind != .concurrent
                 ? .reentrancy : .threadSafety
             var message: String
-            if hang.parkedRunaway {
+            if let ordinal = hang.repeatedCancel, !hang.parkedRunaway {
+                // The first cancel() returned: what hangs is cancelling again, not re-entrancy.
+                rule = .release
+                message = "\(hang.label) did not return within \(configuration.timeout): call \(ordinal) to cancel()"
+                    + " never returned, after an earlier one had been made; cancel() must be idempotent and"
+                    + " thread-safe (a repeated cancel returns at once)"
+                message += "; calls still running, outermost first: " + hang.inFlight.joined(separator: " > ")
+            } else if hang.parkedRunaway {
                 message = "\(hang.label) never returned: the publisher kept delivering after cancel/completion"
                     + " (over 1000 events); the kit parked that thread"
             } else {
@@ -318,6 +455,10 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
         if state.subscriptions == 0 {
             extra.append((.subscriptionFirst, "the publisher never called receive(subscription:)", nil))
+        }
+        if configuration.operatorMode, let finding = await checkUpstreams(context) {
+            extra.append(finding)
+            (history, findings) = probe(context).results
         }
 
         // Release check: drop every reference the kit holds; the probe must go away.
@@ -343,6 +484,31 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         worker.submit({ context.fixture = nil }, signal: releasedFixture)
         _ = await releasedFixture.wait(timeout: configuration.timeout)
         return violations(history: history, findings: findings, extra: extra)
+    }
+
+    /// Operator mode: once the operator's subscriber has completed or cancelled, no probe upstream
+    /// may be left live (waiting up to `settle` for asynchronous teardown).
+    private func checkUpstreams(_ context: ContractScenarioContext<P>) async -> (PublisherContract.Rule, String, Int?)? {
+        let probe = probe(context)
+        let deadline = ContinuousClock.now + configuration.settle
+        var statuses = probe.upstreamStatuses
+        while statuses.contains(.live) && ContinuousClock.now < deadline {
+            await contractSleep(.milliseconds(1))
+            statuses = probe.upstreamStatuses
+        }
+        let live = statuses.indices.filter { statuses[$0] == .live }.map { "\($0 + 1)" }
+        guard !live.isEmpty else { return nil }
+        let names = (live.count == 1 ? "upstream " : "upstreams ") + live.joined(separator: ", ")
+        let state = probe.snapshot
+        if state.completions > 0 {
+            return (.earlyFinish, "the operator completed its subscriber while \(names) was still live (neither"
+                + " completed nor cancelled): an operator that finishes early must cancel its upstream", nil)
+        }
+        if state.cancelCalls > 0 {
+            return (.release, "\(names) was still live after the subscriber cancelled: an operator's cancel() must"
+                + " cancel its upstream subscriptions", nil)
+        }
+        return nil
     }
 
     /// Whether the probe is gone, waiting up to `settle` for asynchronous teardown.

@@ -215,9 +215,18 @@ public enum PublisherContract {
         valueLimit: Int = 1_000,
         _ makeFixture: @escaping @Sendable () -> Fixture<P>
     ) async -> Report {
-        precondition(valueLimit > 0, "PublisherContract: valueLimit must be at least 1")
-        precondition(settle > .zero && timeout > .zero, "PublisherContract: settle and timeout must be positive")
         let configuration = ContractConfiguration(settle: settle, timeout: timeout, valueLimit: valueLimit)
+        return await run(scenarios: scenarios, configuration: configuration) { _ in makeFixture() }
+    }
+
+    /// Runs every scenario with `configuration` and gathers the violations.
+    static func run<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario], configuration: ContractConfiguration,
+        _ makeFixture: @escaping @Sendable (any ContractUpstreamObserver) -> Fixture<P>
+    ) async -> Report {
+        precondition(configuration.valueLimit > 0, "PublisherContract: valueLimit must be at least 1")
+        precondition(configuration.settle > .zero && configuration.timeout > .zero,
+                     "PublisherContract: settle and timeout must be positive")
         var violations: [Violation] = []
         for scenario in scenarios {
             let runner = ContractScenarioRunner(scenario: scenario, configuration: configuration, makeFixture: makeFixture)
