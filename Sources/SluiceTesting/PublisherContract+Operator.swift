@@ -198,7 +198,8 @@ extension PublisherContract {
 /// What a probe upstream reports to (the scenario's probe).
 protocol ContractUpstreamObserver: AnyObject, Sendable {
     func upstreamSubscribed() -> Int
-    func upstreamDemanded(_ number: Int, _ demand: Subscribers.Demand, returned: Bool, outstanding: Subscribers.Demand)
+    func upstreamSends(_ number: Int)
+    func upstreamDemanded(_ number: Int, _ demand: Subscribers.Demand, returned: Bool)
     func upstreamZeroDemand(_ number: Int)
     func upstreamEnded(_ number: Int, _ status: ContractUpstreamStatus, _ text: String)
 }
@@ -257,14 +258,14 @@ where Downstream.Input == Int, Downstream.Failure == PublisherContract.UpstreamE
             observer?.upstreamZeroDemand(number)
             return
         }
-        let (outstanding, downstream) = lock.withLock { () -> (Subscribers.Demand?, Downstream?) in
-            guard !state.ended else { return (nil, nil) }
+        let (live, downstream) = lock.withLock { () -> (Bool, Downstream?) in
+            guard !state.ended else { return (false, nil) }
             state.demand += demand
-            guard !state.pumping else { return (state.demand, nil) }
+            guard !state.pumping else { return (true, nil) }
             state.pumping = true
-            return (state.demand, state.downstream)
+            return (true, state.downstream)
         }
-        if let outstanding { observer?.upstreamDemanded(number, demand, returned: false, outstanding: outstanding) }
+        if live { observer?.upstreamDemanded(number, demand, returned: false) }
         if let downstream { pump(downstream) }
     }
 
@@ -299,14 +300,15 @@ where Downstream.Input == Int, Downstream.Failure == PublisherContract.UpstreamE
                 downstream.receive(completion: behavior.fails ? .failure(PublisherContract.UpstreamError()) : .finished)
                 return
             case .value(let value):
+                observer?.upstreamSends(number)
                 let more = downstream.receive(value)
                 guard more != .none else { continue }
-                let outstanding = lock.withLock { () -> Subscribers.Demand? in
-                    guard !state.ended else { return nil }
+                let live = lock.withLock { () -> Bool in
+                    guard !state.ended else { return false }
                     state.demand += more
-                    return state.demand
+                    return true
                 }
-                if let outstanding { observer?.upstreamDemanded(number, more, returned: true, outstanding: outstanding) }
+                if live { observer?.upstreamDemanded(number, more, returned: true) }
             }
         }
     }

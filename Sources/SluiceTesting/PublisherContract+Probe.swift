@@ -103,6 +103,10 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
     private var received: [(text: String, index: Int)] = []
     /// The probe upstreams the operator under test subscribed to (operator mode), by number.
     private var upstreams: [ContractUpstreamStatus] = []
+    /// Per probe upstream: the demand the operator gave it (requested and returned) and the values
+    /// it has sent (counted before each delivery). Both are counted here, under one lock, so that
+    /// what is outstanding never looks larger than it is because of a value in flight.
+    private var upstreamDemand: [(given: Subscribers.Demand, sent: Int)] = []
     private var nextCallID = 0
     private var waiters: [ContractSignal] = []
     private var abandoned = false
@@ -394,16 +398,24 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         let thread = contractThreadID()
         return lock.withLock {
             upstreams.append(.live)
+            upstreamDemand.append((.none, 0))
             record("⇡ upstream \(upstreams.count): subscribed by the operator", thread)
             return upstreams.count
         }
     }
 
-    /// The operator requested `demand` from upstream `number` (or returned it from `receive(_:)`),
-    /// leaving `outstanding` requested there and not yet delivered.
-    func upstreamDemanded(_ number: Int, _ demand: Subscribers.Demand, returned: Bool, outstanding: Subscribers.Demand) {
+    /// Upstream `number` is about to deliver a value.
+    func upstreamSends(_ number: Int) {
+        lock.withLock { upstreamDemand[number - 1].sent += 1 }
+    }
+
+    /// The operator requested `demand` from upstream `number` (or returned it from `receive(_:)`).
+    func upstreamDemanded(_ number: Int, _ demand: Subscribers.Demand, returned: Bool) {
         let thread = contractThreadID()
         lock.withLock {
+            upstreamDemand[number - 1].given += demand
+            let (given, sent) = upstreamDemand[number - 1]
+            let outstanding = given.max.map { Subscribers.Demand.max(max(0, $0 - sent)) } ?? .unlimited
             let how = returned ? "returned \(Self.describe(demand: demand)) from receive(_:)" : "request(\(Self.describe(demand: demand)))"
             let index = record("⇡ upstream \(number): \(how)", thread)
             guard case .boundedByDownstream(let extra) = plan.upstreamDemand.limit,

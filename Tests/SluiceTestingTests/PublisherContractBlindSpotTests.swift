@@ -65,12 +65,15 @@ import Testing
         #expect(violation?.history.contains { $0.contains("→ cancel() from another thread, ") } == true)
     }
 
-    @Test func cancellingFromAnotherThreadStaysCheapForASynchronousPublisher() async {
-        let clock = ContinuousClock()
-        let start = clock.now
+    @Test func anEndlessSynchronousPublisherPassesTheCancelRace() async {
         let report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) { Toy(count: nil) }
         #expect(report.passed, "\(report)")
-        #expect(clock.now - start < .milliseconds(500))
+    }
+
+    @Test func anAsynchronousPublisherIsNotComparedForOrder() async {
+        // Ticker delivers on a queue of its own: its values are not compared (they could race).
+        let report = await PublisherContract.check(scenarios: [.order], settle: .milliseconds(50)) { Ticker(count: 3) }
+        #expect(report.passed, "\(report)")
     }
 
     @Test func valuesReorderedByReentrantDemandBreakRule7() async {
@@ -97,7 +100,7 @@ import Testing
             }
         }
         #expect(report.passed, "\(report)")
-        #expect(counter.withLock { $0 } == 3)  // the scenario's run, then two up-front reference runs
+        #expect(counter.withLock { $0 } == 3)  // the scenario's run, then two reference runs
     }
 
     @Test func aCorrectPublisherKeepsItsOrder() async {

@@ -41,9 +41,9 @@ struct Toy: Publisher {
         case returnedDemandBecomesUnlimited
         /// A second `cancel()` waits for a teardown signal the first one never sends: it hangs.
         case hangsOnSecondCancel
-        /// The emission loop works on a copy of its state, taken before each delivery, and after it
-        /// checks for a cancel made from inside `receive`, then prepares the next value (slowly,
-        /// 50 µs) and writes the copy back — overwriting a `cancel()` made meanwhile on another thread.
+        /// After each delivery the emission loop checks for a cancel made from inside `receive`, then
+        /// prepares the next value (slowly, 50 µs) and resets `cancelled` to `false` — overwriting a
+        /// `cancel()` made meanwhile on another thread.
         case overwritesConcurrentCancel
     }
 
@@ -98,9 +98,7 @@ struct Toy: Publisher {
                 return downstream
             }
             guard let downstream else { return }
-            if flaw == .overwritesConcurrentCancel {
-                pumpOnACopy(downstream)
-            } else if flaw == .deliversConcurrently {
+            if flaw == .deliversConcurrently {
                 deliverOnThisThread(downstream)
             } else {
                 pump(downstream)
@@ -140,6 +138,16 @@ struct Toy: Publisher {
                     return
                 case .value(let value):
                     let more = downstream.receive(value)
+                    if flaw == .overwritesConcurrentCancel {
+                        // A cancel made from inside receive is seen...
+                        if lock.withLock({ state.cancelled }) { return }
+                        usleep(50)  // ...but not one made on another thread while the next value is prepared:
+                        lock.withLock {
+                            state.cancelled = false  // "ready for the next round"
+                            state.demand += more
+                        }
+                        continue
+                    }
                     lock.withLock {
                         if flaw == .returnedDemandBecomesUnlimited && more > 0 {
                             state.demand = .unlimited
@@ -149,31 +157,6 @@ struct Toy: Publisher {
                     }
                 }
             }
-        }
-
-        /// The `overwritesConcurrentCancel` flaw.
-        private func pumpOnACopy(_ downstream: S) {
-            while true {
-                var copy = lock.withLock { state }
-                if copy.cancelled { break }
-                if let count, copy.next > count {
-                    lock.withLock {
-                        state.finished = true
-                        state.downstream = nil
-                    }
-                    downstream.receive(completion: .finished)
-                    return
-                }
-                guard copy.demand > 0 else { break }
-                copy.demand -= 1
-                copy.next += 1
-                let more = downstream.receive(copy.next - 1)
-                if lock.withLock({ state.cancelled }) { break }  // a cancel from inside receive is seen...
-                copy.demand += more
-                usleep(50)  // ...but one made on another thread while the next value is prepared is lost:
-                lock.withLock { state = copy }
-            }
-            lock.withLock { state.pumping = false }
         }
 
         /// The `deliversConcurrently` flaw: demand is counted correctly, but each requesting thread
