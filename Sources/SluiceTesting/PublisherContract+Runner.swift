@@ -241,6 +241,19 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         return signal
     }
 
+    /// Waits for the canceller. Only its `cancel()` can hang on the publisher: while the thread
+    /// has not made it yet (not scheduled, on a loaded machine), the kit waits on, up to 30 s.
+    private func awaitCanceller(_ canceller: ContractSignal, _ context: ContractScenarioContext<P>) async -> Hang? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(await canceller.wait(timeout: configuration.timeout)) {
+            if !probe(context).callsInFlight.isEmpty {
+                return await watch(canceller, "cancel() from another thread", context)
+            }
+            if ContinuousClock.now >= deadline { return nil }
+        }
+        return nil
+    }
+
     /// Runs the steps of `kind`; returns the call that hung, if one did.
     private func drive(
         _ context: ContractScenarioContext<P>, _ kind: Scenario.Kind, on worker: ContractWorker
@@ -264,7 +277,7 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
         case .cancelFromAnotherThread:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
-            if let canceller, let hang = await watch(canceller, "cancel() from another thread", context) { return hang }
+            if let canceller, let hang = await awaitCanceller(canceller, context) { return hang }
             await settle(context) { $0.ended }
 
         case .oneAtATime, .bursts:

@@ -48,6 +48,8 @@ import Testing
         Case("scan") { $0.scan(0, +) },
         Case("tryScan") { $0.tryScan(0, +) },
         Case("removeDuplicates") { $0.map { $0 / 2 }.removeDuplicates() },
+        Case("tryRemoveDuplicates") { $0.map { $0 / 2 }.tryRemoveDuplicates { $0 == $1 } },
+        Case("tryCompactMap") { $0.tryCompactMap { $0.isMultiple(of: 3) ? nil : $0 } },
         Case("replaceNil") { $0.map { Optional($0) }.replaceNil(with: 0) },
         Case("handleEvents") { $0.handleEvents(receiveOutput: { _ in }, receiveCancel: {}) },
         Case("assertNoFailure") { $0.assertNoFailure() },
@@ -58,6 +60,12 @@ import Testing
         Case("prefix(while:)") { $0.prefix { $0 < 4 } },
         Case("dropFirst", upstreamDemand: .boundedByDownstream(plus: 2)) { $0.dropFirst(2) },
         Case("drop(while:)") { $0.drop { $0 < 4 } },
+        Case("tryPrefix(while:)") { $0.tryPrefix { $0 < 4 } },
+        Case("tryDrop(while:)") { $0.tryDrop { $0 < 4 } },
+        // (The trigger is asked for a value whatever the subscriber asks; here dropFirst makes it 21.)
+        Case("prefix(untilOutputFrom:)", upstreamDemand: .unbounded) { upstream in
+            upstream.prefix(untilOutputFrom: upstream.dropFirst(20))
+        },
         Case("first", upstreamDemand: .unbounded) { $0.first() },
         Case("first, over an endless upstream", upstream: .endless, upstreamDemand: .unbounded) { $0.first() },
         Case("first(where:)", upstreamDemand: .unbounded) { $0.first { $0 > 3 } },
@@ -77,6 +85,8 @@ import Testing
         Case("contains", upstreamDemand: .unbounded) { $0.contains(4) },
         Case("contains(where:)", upstreamDemand: .unbounded) { $0.contains { $0 > 4 } },
         Case("allSatisfy", upstreamDemand: .unbounded) { $0.allSatisfy { $0 < 5 } },
+        Case("tryAllSatisfy", upstreamDemand: .unbounded) { $0.tryAllSatisfy { $0 < 5 } },
+        Case("tryContains(where:)", upstreamDemand: .unbounded) { $0.tryContains { $0 > 4 } },
         Case("replaceEmpty") { $0.replaceEmpty(with: 0) },
         Case("replaceEmpty, over an empty upstream", upstream: .finishing(after: 0)) { $0.replaceEmpty(with: 0) },
         // Errors
@@ -85,6 +95,9 @@ import Testing
             $0.catch { _ in [7, 8].publisher.setFailureType(to: UpstreamError.self) }
         },
         Case("retry", upstream: .failing(after: 3)) { $0.retry(2) },
+        Case("catch, resubscribing to the upstream", upstream: .failing(after: 3)) { upstream in
+            upstream.catch { _ in upstream }
+        },
         // Combining
         // (merge and combineLatest ask every upstream for what their subscriber asked, as Apple's do.)
         Case("merge(with:)", upstreamDemand: .unbounded) { $0.merge(with: $0) },
@@ -101,6 +114,14 @@ import Testing
         },
         Case("switchToLatest", upstreamDemand: .unbounded) {
             $0.map { [$0, $0 * 10].publisher.setFailureType(to: UpstreamError.self) }.switchToLatest()
+        },
+        // Publishers of probe upstreams: the inner subscriptions are watched too (each switched-away
+        // inner must be cancelled; each inner is asked only for what is owed).
+        Case("switchToLatest over probe upstreams", upstreamDemand: .unbounded) { upstream in
+            upstream.prefix(3).map { _ in upstream }.switchToLatest()
+        },
+        Case("flatMap over probe upstreams", upstreamDemand: .unbounded) { upstream in
+            upstream.prefix(3).flatMap { _ in upstream }
         },
         // Buffering, multicasting, schedulers
         Case("buffer, prefetching", upstreamDemand: .unbounded) {
