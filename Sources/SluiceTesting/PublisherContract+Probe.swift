@@ -4,8 +4,10 @@ import SluiceCore
 struct ContractProbePlan: Sendable {
     /// Requested inside `receive(subscription:)` (`.none`: nothing).
     var initialDemand: Subscribers.Demand = .none
-    /// Returned from every `receive(_:)`.
+    /// Returned from every `receive(_:)` (from the first only, when `returnsDemandOnce`).
     var returnedDemand: Subscribers.Demand = .none
+    /// Whether `returnedDemand` is returned from the first `receive(_:)` only.
+    var returnsDemandOnce = false
     /// Requested re-entrantly from inside every `receive(_:)` (`.none`: nothing).
     var requestInsideReceive: Subscribers.Demand = .none
     /// The value on whose `receive(_:)` the probe calls `cancel()`, `cancel()` again and
@@ -19,12 +21,20 @@ struct ContractProbePlan: Sendable {
     /// Whether rule 2 (no more values than demanded) is checked: not for
     /// `ObservableObjectPublisher`, which — as Apple's — sends every signal whatever the demand.
     var checksDemand = true
+    /// In operator mode, how much the operator may keep requested from each probe upstream.
+    var upstreamDemand: PublisherContract.UpstreamDemand = .unbounded
+}
+
+/// Where one of the probe upstreams an operator subscribed to stands.
+enum ContractUpstreamStatus: Sendable {
+    case live, completed, cancelled
 }
 
 /// The checks the kit makes; each finding of one kind is reported once per scenario, with a count.
 enum ContractCheck: Hashable, Sendable {
     case secondSubscription, beforeSubscription, beyondDemand, afterCompletion, secondCompletion, afterCancel
     case concurrentDelivery
+    case upstreamZeroDemand, upstreamOverRequest
 }
 
 /// A violation the probe saw as it happened.
@@ -89,8 +99,17 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
     private var kitThreads: [UInt: Int] = [:]
     /// Threads in order of first appearance, to name them in the history.
     private var threadNumbers: [UInt: Int] = [:]
-    /// Calls into the subscription not yet returned: what, from where.
-    private var inFlight: [Int: String] = [:]
+    /// Calls into the subscription not yet returned: what, from where; for a `cancel()`, which
+    /// call to `cancel()` it is (1 for the first).
+    private var inFlight: [Int: (label: String, cancelOrdinal: Int?)] = [:]
+    /// The values received, described, and where each is in the history.
+    private var received: [(text: String, index: Int)] = []
+    /// The probe upstreams the operator under test subscribed to (operator mode), by number.
+    private var upstreams: [ContractUpstreamStatus] = []
+    /// Per probe upstream: the demand the operator gave it (requested and returned) and the values
+    /// it has sent (counted before each delivery). Both are counted here, under one lock, so that
+    /// what is outstanding never looks larger than it is because of a value in flight.
+    private var upstreamDemand: [(given: Subscribers.Demand, sent: Int)] = []
     private var nextCallID = 0
     private var waiters: [ContractSignal] = []
     private var abandoned = false
@@ -156,7 +175,7 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         case .request(let demand):
             call(.request(demand), "inside receive(subscription:)")
         case .cancelSecond(let extra):
-            let id = lock.withLock { beginCall("cancel() on the second subscription", thread) }
+            let id = lock.withLock { beginCall("cancel() on the second subscription", thread, cancelOrdinal: nil) }
             wake()
             extra.cancel()
             lock.withLock { _ = inFlight.removeValue(forKey: id) }
@@ -174,6 +193,7 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
             state.values += 1
             let number = state.values
             let index = record("← value #\(number): \(text)", thread)
+            received.append((text, index))
             if state.subscriptions == 0 {
                 valuesBeforeSubscription += 1
                 find(.beforeSubscription, .subscriptionFirst,
@@ -212,6 +232,7 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
             } else if plan.requestInsideReceive != .none {
                 action = .request(plan.requestInsideReceive)
             }
+            if plan.returnsDemandOnce && number > 1 { returned = .none }
             if returned != .none {
                 state.granted += returned
                 history[index] += "   (returns \(Self.describe(demand: returned)))"
@@ -299,15 +320,17 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
                 record("→ \(call) \(context) — not made: no subscription yet", thread)
                 return nil
             }
+            var ordinal: Int?
             switch call {
             case .request(let demand):
                 state.granted += demand
             case .cancel:
                 state.cancelCalls += 1
+                ordinal = state.cancelCalls
                 cancelling[thread, default: 0] += 1
             }
             record("→ \(call) \(context)", thread)
-            return (subscription, beginCall("\(call) \(context)", thread))
+            return (subscription, beginCall("\(call) \(context)", thread, cancelOrdinal: ordinal))
         }
         wake()
         guard let (subscription, id) = target else { return }
@@ -357,7 +380,87 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
     var results: (history: [String], findings: [ContractFinding]) { lock.withLock { (history, findings) } }
 
     /// The calls into the subscription made by the probe that have not returned.
-    var callsInFlight: [String] { lock.withLock { inFlight.sorted { $0.key < $1.key }.map(\.value) } }
+    var callsInFlight: [String] { lock.withLock { inFlight.sorted { $0.key < $1.key }.map(\.value.label) } }
+
+    /// The highest ordinal of a `cancel()` not yet returned, if it is a repeated one (2 or more):
+    /// a repeated cancel that hangs breaks rule 4, not rule 7.
+    var repeatedCancelInFlight: Int? {
+        lock.withLock { inFlight.values.compactMap(\.cancelOrdinal).filter { $0 > 1 }.max() }
+    }
+
+    /// The values received, described, each with its index in the history.
+    var receivedValues: [(text: String, index: Int)] { lock.withLock { received } }
+
+    /// The probe upstreams' states, by number (operator mode).
+    var upstreamStatuses: [ContractUpstreamStatus] { lock.withLock { upstreams } }
+
+    // MARK: - Operator mode: what the probe upstreams report
+
+    /// A probe upstream has been subscribed to by the operator; returns its number (1, 2...).
+    func upstreamSubscribed() -> Int {
+        let thread = contractThreadID()
+        return lock.withLock {
+            upstreams.append(.live)
+            upstreamDemand.append((.none, 0))
+            record("⇡ upstream \(upstreams.count): subscribed by the operator", thread)
+            return upstreams.count
+        }
+    }
+
+    /// Upstream `number` is about to deliver a value.
+    func upstreamSends(_ number: Int) {
+        lock.withLock { upstreamDemand[number - 1].sent += 1 }
+    }
+
+    /// The operator requested `demand` from upstream `number` (or returned it from `receive(_:)`).
+    func upstreamDemanded(_ number: Int, _ demand: Subscribers.Demand, returned: Bool) {
+        let thread = contractThreadID()
+        lock.withLock {
+            upstreamDemand[number - 1].given += demand
+            let (given, sent) = upstreamDemand[number - 1]
+            let outstanding = given.max.map { Subscribers.Demand.max(max(0, $0 - sent)) } ?? .unlimited
+            let how = returned ? "returned \(Self.describe(demand: demand)) from receive(_:)" : "request(\(Self.describe(demand: demand)))"
+            let index = record("⇡ upstream \(number): \(how)", thread)
+            guard case .boundedByDownstream(let extra) = plan.upstreamDemand.limit,
+                  let granted = state.granted.max, state.completions == 0, state.cancelCalls == 0
+            else { return }
+            let wanted = max(0, granted - (state.values - valuesBeforeSubscription))
+            let allowed = wanted + extra
+            if outstanding.max.map({ $0 > allowed }) ?? true {
+                find(.upstreamOverRequest, .demand,
+                     "the operator left \(Self.describe(demand: outstanding)) requested from upstream \(number) while its"
+                        + " subscriber was owed only \(wanted) value\(wanted == 1 ? "" : "s")"
+                        + (extra > 0 ? " (+\(extra) allowed)" : "")
+                        + ": it asks upstream for more than it was asked for (pass upstreamDemand: .unbounded where"
+                        + " that is the operator's documented behaviour)",
+                     index)
+            }
+        }
+        wake()
+    }
+
+    /// The operator requested `.none` from upstream `number`: recorded, not forwarded (it would trap).
+    func upstreamZeroDemand(_ number: Int) {
+        let thread = contractThreadID()
+        lock.withLock {
+            let index = record("⇡ upstream \(number): request(.none)", thread)
+            find(.upstreamZeroDemand, .zeroDemand,
+                 "the operator called request(.none) on upstream \(number): zero demand is a programmer error"
+                    + " (Combine traps; the kit's probe upstream records it instead)",
+                 index)
+        }
+        wake()
+    }
+
+    /// Upstream `number` completed (it sent `completion`) or was cancelled by the operator.
+    func upstreamEnded(_ number: Int, _ status: ContractUpstreamStatus, _ text: String) {
+        let thread = contractThreadID()
+        lock.withLock {
+            if upstreams[number - 1] == .live { upstreams[number - 1] = status }
+            record("⇡ upstream \(number): \(text)", thread)
+        }
+        wake()
+    }
 
     /// Whether the probe parked a thread that kept delivering after the end.
     var parkedARunaway: Bool { lock.withLock { parkedRunaway } }
@@ -418,9 +521,9 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         if deliveringEvents[thread] == 0 { deliveringEvents[thread] = nil }
     }
 
-    private func beginCall(_ what: String, _ thread: UInt) -> Int {
+    private func beginCall(_ what: String, _ thread: UInt, cancelOrdinal: Int?) -> Int {
         nextCallID += 1
-        inFlight[nextCallID] = "\(what) [\(threadName(thread))]"
+        inFlight[nextCallID] = ("\(what) [\(threadName(thread))]", cancelOrdinal)
         return nextCallID
     }
 

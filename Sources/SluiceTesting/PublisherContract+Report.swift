@@ -2,10 +2,13 @@ extension PublisherContract {
     /// The rules every publisher and subscription keeps, numbered as in Sluice's design
     /// ("The contract"). Every ``Violation`` names the rule it breaks.
     ///
-    /// ``PublisherContract`` checks rules 1–4, 7 and 8 by running the publisher; rule 5 (zero demand
-    /// traps) can only be checked in a child process — see ``PublisherContract/requestZeroDemand(from:)``;
-    /// rule 6 (operators cancel their upstream when they finish early) concerns an operator's
-    /// upstream, which the kit does not see: test it with an instrumented upstream.
+    /// ``PublisherContract`` checks rules 1–4, 7 and 8 by running the publisher. Rule 5 (zero demand
+    /// traps) is checked on a publisher's own subscription in a child process — see
+    /// ``PublisherContract/requestZeroDemand(from:)`` — and on what an operator sends upstream in
+    /// operator mode, as is rule 6 (operators cancel their upstream when they finish early): see
+    /// ``PublisherContract/verifyOperator(scenarios:upstream:upstreamDemand:settle:timeout:valueLimit:_:)``.
+    /// Rule 7 includes the order check (``PublisherContract/Scenario/order``): re-entrant demand
+    /// must not reorder values.
     public enum Rule: Int, CaseIterable, Comparable, Hashable, Sendable, CustomStringConvertible {
         /// 1. `receive(subscription:)` comes first, exactly once, before anything else.
         case subscriptionFirst = 1
@@ -21,7 +24,7 @@ extension PublisherContract {
         /// 6. Upstream subscriptions are cancelled when an operator finishes early.
         case earlyFinish = 6
         /// 7. Re-entrancy is allowed: `request` or `cancel` from inside `receive`, a subject sent to
-        /// from inside a sink — without deadlock or reordering.
+        /// from inside a sink — without deadlock or reordering (the kit's "order" check).
         case reentrancy = 7
         /// 8. Thread-safety: `request`, `cancel` and a subject's `send` may be called from any thread.
         case threadSafety = 8

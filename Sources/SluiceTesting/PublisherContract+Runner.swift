@@ -6,6 +6,10 @@ struct ContractConfiguration: Sendable {
     var settle: Duration
     var timeout: Duration
     var valueLimit: Int
+    /// Operator mode: the operator under test is subscribed to the kit's probe upstreams.
+    var operatorMode = false
+    /// Operator mode: how much the operator may keep requested from each probe upstream.
+    var upstreamDemand: PublisherContract.UpstreamDemand = .unbounded
 }
 
 /// What one scenario shares between the runner (async side) and the scenario's threads.
@@ -18,6 +22,7 @@ final class ContractScenarioContext<P: Publisher & SendableMetatype>: @unchecked
     var fixture: PublisherContract.Fixture<P>?
     /// Position in the bursts cycle; touched only from jobs.
     var burst = 0
+
 
     init(probe: ContractProbe<P.Output, P.Failure>) {
         self.probe = probe
@@ -55,20 +60,39 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
     let scenario: Scenario
     let configuration: ContractConfiguration
-    let makeFixture: @Sendable () -> PublisherContract.Fixture<P>
+    /// Makes a fresh fixture; in operator mode, its operator is subscribed to probe upstreams
+    /// that report to the observer (the scenario's probe).
+    let makeFixture: @Sendable (any ContractUpstreamObserver) -> PublisherContract.Fixture<P>
+
+    /// How many times ``PublisherContract/Scenario/cancelFromAnotherThread`` runs (with a fresh
+    /// publisher each time), and how many for a publisher that delivers asynchronously.
+    static var raceTrials: Int { 16 }
+    static var asynchronousRaceTrials: Int { 2 }
 
     /// A call that did not return.
     private struct Hang {
         let label: String
         let inFlight: [String]
         let parkedRunaway: Bool
+        /// The ordinal of a repeated `cancel()` (2 or more) among the calls that did not return.
+        let repeatedCancel: Int?
     }
 
-    private var plan: ContractProbePlan {
+    /// What one subscription of a fresh publisher showed.
+    private struct Pass {
+        let violations: [Violation]
+        let values: [(text: String, index: Int)]
+        let history: [String]
+        let hung: Bool
+        let asynchronous: Bool
+    }
+
+    private func plan(for kind: Scenario.Kind) -> ContractProbePlan {
         var plan = ContractProbePlan(valueLimit: configuration.valueLimit)
+        plan.upstreamDemand = configuration.upstreamDemand
         // The one exception to rule 2: Apple's ObservableObjectPublisher ignores demand.
         plan.checksDemand = P.self != ObservableObjectPublisher.self
-        switch scenario.kind {
+        switch kind {
         case .unlimited:
             plan.initialDemand = .unlimited
         case .oneAtATime:
@@ -78,9 +102,20 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         case .demandFromReceive:
             plan.initialDemand = .max(1)
             plan.returnedDemand = .max(1)
+        case .returnedDemandOnce:
+            plan.initialDemand = .max(1)
+            plan.returnedDemand = .max(2)
+            plan.returnsDemandOnce = true
         case .requestInsideReceive:
             plan.initialDemand = .max(1)
             plan.requestInsideReceive = .max(1)
+        case .order:
+            plan.initialDemand = .max(2)
+            plan.requestInsideReceive = .max(1)
+        case .upFront(let count):
+            plan.initialDemand = .max(count)
+        case .cancelFromAnotherThread:
+            plan.initialDemand = .unlimited
         case .cancelInsideReceive:
             plan.initialDemand = .unlimited
             plan.cancelInsideReceiveAt = 1
@@ -100,32 +135,156 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
     }
 
     func run() async -> [Violation] {
-        let context = ContractScenarioContext<P>(probe: Probe(plan: plan))
+        switch scenario.kind {
+        case .order:
+            return await checkOrder()
+        case .cancelFromAnotherThread:
+            return await raceCancels()
+        default:
+            return await pass(scenario.kind).violations
+        }
+    }
+
+    /// Subscribes a fresh publisher's probe, runs the steps of `kind`, and concludes.
+    private func pass(_ kind: Scenario.Kind) async -> Pass {
+        let context = ContractScenarioContext<P>(probe: Probe(plan: plan(for: kind)))
         let worker = ContractWorker()
         defer { worker.close() }
-        let hang = await drive(context, on: worker)
-        return await conclude(context, worker: worker, hang: hang)
+        let hang = await drive(context, kind, on: worker)
+        // (No local reference to the probe may outlive this: the release check needs it gone.)
+        let values = probe(context).receivedValues
+        let history = probe(context).results.history
+        let asynchronous = probe(context).snapshot.asynchronous
+        let violations = await conclude(context, worker: worker, hang: hang)
+        return Pass(violations: violations, values: values, history: history, hung: hang != nil,
+                    asynchronous: asynchronous)
+    }
+
+    /// The `order` scenario: the values under re-entrant demand must come in the order a fresh
+    /// publisher delivers them for the same demand made up front — compared on the values both
+    /// delivered, only when every run delivered on the kit's threads (synchronously), two up-front
+    /// runs agree, and so do two re-entrant ones.
+    private func checkOrder() async -> [Violation] {
+        let main = await pass(.order)
+        // Values delivered from threads of the publisher's own may race each other: not compared.
+        guard main.violations.isEmpty, !main.values.isEmpty, !main.asynchronous else { return main.violations }
+        let count = main.values.count
+        let reference = await pass(.upFront(count))
+        guard reference.violations.isEmpty, !reference.asynchronous else { return [] }
+        let again = await pass(.upFront(count))
+        let expected = reference.values.map(\.text)
+        // Values that differ from run to run (times, random numbers): not compared.
+        guard again.violations.isEmpty, !again.asynchronous, again.values.map(\.text) == expected else { return [] }
+        let got = main.values.map(\.text)
+        let (gotShared, expectedShared) = (Self.shared(got, with: expected), Self.shared(expected, with: got))
+        guard let mismatch = zip(gotShared, expectedShared).first(where: { got[$0] != expected[$1] }) else { return [] }
+        // Sources that race behind a serialising operator (two threads sending to a merge) can fool
+        // the checks above: reported only if the re-entrant run gives the same values again.
+        let mainAgain = await pass(.order)
+        guard mainAgain.violations.isEmpty, !mainAgain.asynchronous, mainAgain.values.map(\.text) == got else { return [] }
+        let shown = { (values: [String], upTo: Int) -> String in
+            let length = max(8, upTo + 3)
+            return "[" + values.prefix(length).joined(separator: ", ") + (values.count > length ? ", …]" : "]")
+        }
+        let message = "order: under re-entrant demand the values arrived as \(shown(got, mismatch.0)); a fresh"
+            + " publisher given .max(\(count)) up front delivers \(shown(expected, mismatch.1)) — value"
+            + " #\(mismatch.0 + 1) is \(got[mismatch.0]) where \(expected[mismatch.1]) was expected"
+        return [Violation(rule: .reentrancy, scenario: scenario, message: message, history: main.history,
+                          eventIndex: main.values[mismatch.0].index)]
+    }
+
+    /// The indices of the values of `values` that `other` delivered too (each value as many times
+    /// as both delivered it, earliest first).
+    private static func shared(_ values: [String], with other: [String]) -> [Int] {
+        var available: [String: Int] = [:]
+        for value in other { available[value, default: 0] += 1 }
+        var kept: [Int] = []
+        for (index, value) in values.enumerated() where available[value, default: 0] > 0 {
+            available[value]! -= 1
+            kept.append(index)
+        }
+        return kept
+    }
+
+    /// The `cancelFromAnotherThread` scenario: trials until one breaks a rule.
+    private func raceCancels() async -> [Violation] {
+        for trial in 1...Self.raceTrials {
+            let result = await pass(.cancelFromAnotherThread)
+            if !result.violations.isEmpty {
+                return result.violations.map {
+                    Violation(rule: $0.rule, scenario: $0.scenario,
+                              message: $0.message + " (trial \(trial) of \(Self.raceTrials))",
+                              occurrences: $0.occurrences, history: $0.history, eventIndex: $0.eventIndex)
+                }
+            }
+            if result.asynchronous && trial >= Self.asynchronousRaceTrials { break }
+        }
+        return []
     }
 
     // MARK: - Steps
 
-    /// Runs the scenario's steps; returns the call that hung, if one did.
-    private func drive(_ context: ContractScenarioContext<P>, on worker: ContractWorker) async -> Hang? {
+    /// Starts the thread that cancels once the subscription has arrived and `delay` µs have passed.
+    private func startCanceller(_ context: ContractScenarioContext<P>) -> ContractSignal {
+        let signal = ContractSignal()
+        let delay = UInt32.random(in: 20...400)
+        startContractThread {
+            do {
+                let probe = context.probe!
+                probe.kitCall {
+                    let deadline = ContinuousClock.now + .milliseconds(50)
+                    while probe.snapshot.subscriptions == 0 && ContinuousClock.now < deadline { contractYield() }
+                    contractSleep(microseconds: delay)
+                    probe.cancel("from another thread, \(delay) µs after the subscription arrived")
+                }
+            }
+            signal.set()
+        }
+        return signal
+    }
+
+    /// Waits for the canceller. Only its `cancel()` can hang on the publisher: while the thread
+    /// has not made it yet (not scheduled, on a loaded machine), the kit waits on, up to 30 s.
+    private func awaitCanceller(_ canceller: ContractSignal, _ context: ContractScenarioContext<P>) async -> Hang? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(await canceller.wait(timeout: configuration.timeout)) {
+            if !probe(context).callsInFlight.isEmpty {
+                return await watch(canceller, "cancel() from another thread", context)
+            }
+            if ContinuousClock.now >= deadline { return nil }
+        }
+        return nil
+    }
+
+    /// Runs the steps of `kind`; returns the call that hung, if one did.
+    private func drive(
+        _ context: ContractScenarioContext<P>, _ kind: Scenario.Kind, on worker: ContractWorker
+    ) async -> Hang? {
         let make = makeFixture
+        let canceller = kind == .cancelFromAnotherThread ? startCanceller(context) : nil
         if let hang = await step("receive(subscriber:) (subscribing the probe)", context, worker, { context in
-            context.fixture = make()
+            context.fixture = make(context.probe!)
             context.fixture!.publisher.subscribe(context.probe!)
         }) { return hang }
 
         let driveStep: @Sendable (ContractScenarioContext<P>) -> Void = { $0.fixture!.drive() }
-        switch scenario.kind {
-        case .unlimited, .demandFromReceive, .requestInsideReceive, .cancelInsideReceive:
+        switch kind {
+        case .unlimited, .demandFromReceive, .returnedDemandOnce, .requestInsideReceive, .order, .cancelInsideReceive:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended }
+
+        case .upFront(let count):
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            await settle(context) { $0.ended || $0.values >= count }
+
+        case .cancelFromAnotherThread:
+            if let hang = await step("drive", context, worker, driveStep) { return hang }
+            if let canceller, let hang = await awaitCanceller(canceller, context) { return hang }
             await settle(context) { $0.ended }
 
         case .oneAtATime, .bursts:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
-            if let hang = await pull(context, worker) { return hang }
+            if let hang = await pull(context, kind, worker) { return hang }
 
         case .lateDemand:
             if let hang = await step("drive", context, worker, driveStep) { return hang }
@@ -193,7 +352,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
             if now == progress {
                 let probe = probe(context)
                 probe.abandon()
-                return Hang(label: label, inFlight: probe.callsInFlight, parkedRunaway: probe.parkedARunaway)
+                return Hang(label: label, inFlight: probe.callsInFlight, parkedRunaway: probe.parkedARunaway,
+                            repeatedCancel: probe.repeatedCancelInFlight)
             }
             progress = now
         }
@@ -211,8 +371,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
     /// The outside-demand loop of `oneAtATime` and `bursts`: whenever everything demanded has
     /// arrived, request the next burst; while the publisher delivers synchronously the whole loop
     /// runs in one job.
-    private func pull(_ context: ContractScenarioContext<P>, _ worker: ContractWorker) async -> Hang? {
-        let bursts = Self.bursts(for: scenario.kind)
+    private func pull(_ context: ContractScenarioContext<P>, _ kind: Scenario.Kind, _ worker: ContractWorker) async -> Hang? {
+        let bursts = Self.bursts(for: kind)
         let limit = configuration.valueLimit
         while true {
             let state = probe(context).snapshot
@@ -300,10 +460,17 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         var extra: [(PublisherContract.Rule, String, Int?)] = []
 
         if let hang {
-            let rule: PublisherContract.Rule = !hang.inFlight.isEmpty || scenario.kind != .concurrent
+            var rule: PublisherContract.Rule = !hang.inFlight.isEmpty || scenario.kind != .concurrent
                 ? .reentrancy : .threadSafety
             var message: String
-            if hang.parkedRunaway {
+            if let ordinal = hang.repeatedCancel, !hang.parkedRunaway {
+                // The first cancel() returned: what hangs is cancelling again, not re-entrancy.
+                rule = .release
+                message = "\(hang.label) did not return within \(configuration.timeout): call \(ordinal) to cancel()"
+                    + " never returned, after an earlier one had been made; cancel() must be idempotent and"
+                    + " thread-safe (a repeated cancel returns at once)"
+                message += "; calls still running, outermost first: " + hang.inFlight.joined(separator: " > ")
+            } else if hang.parkedRunaway {
                 message = "\(hang.label) never returned: the publisher kept delivering after cancel/completion"
                     + " (over 1000 events); the kit parked that thread"
             } else {
@@ -320,6 +487,10 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
 
         if state.subscriptions == 0 {
             extra.append((.subscriptionFirst, "the publisher never called receive(subscription:)", nil))
+        }
+        if configuration.operatorMode, let finding = await checkUpstreams(context) {
+            extra.append(finding)
+            (history, findings) = probe(context).results
         }
 
         // Release check: drop every reference the kit holds; the probe must go away.
@@ -345,6 +516,31 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         worker.submit({ context.fixture = nil }, signal: releasedFixture)
         _ = await releasedFixture.wait(timeout: configuration.timeout)
         return violations(history: history, findings: findings, extra: extra)
+    }
+
+    /// Operator mode: once the operator's subscriber has completed or cancelled, no probe upstream
+    /// may be left live (waiting up to `settle` for asynchronous teardown).
+    private func checkUpstreams(_ context: ContractScenarioContext<P>) async -> (PublisherContract.Rule, String, Int?)? {
+        let probe = probe(context)
+        let deadline = ContinuousClock.now + configuration.settle
+        var statuses = probe.upstreamStatuses
+        while statuses.contains(.live) && ContinuousClock.now < deadline {
+            await contractSleep(.milliseconds(1))
+            statuses = probe.upstreamStatuses
+        }
+        let live = statuses.indices.filter { statuses[$0] == .live }.map { "\($0 + 1)" }
+        guard !live.isEmpty else { return nil }
+        let names = (live.count == 1 ? "upstream " : "upstreams ") + live.joined(separator: ", ")
+        let state = probe.snapshot
+        if state.completions > 0 {
+            return (.earlyFinish, "the operator completed its subscriber while \(names) was still live (neither"
+                + " completed nor cancelled): an operator that finishes early must cancel its upstream", nil)
+        }
+        if state.cancelCalls > 0 {
+            return (.release, "\(names) was still live after the subscriber cancelled: an operator's cancel() must"
+                + " cancel its upstream subscriptions", nil)
+        }
+        return nil
     }
 
     /// Whether the probe is gone, waiting up to `settle` for asynchronous teardown.

@@ -18,8 +18,12 @@ extension PublisherContract {
         let kind: Kind
 
         enum Kind: Hashable, Sendable {
-            case unlimited, oneAtATime, bursts, demandFromReceive, requestInsideReceive, cancelInsideReceive
-            case cancelMidStream, cancelEarly, lateDemand, concurrent
+            case unlimited, oneAtATime, bursts, demandFromReceive, returnedDemandOnce, requestInsideReceive
+            case order, cancelInsideReceive, cancelMidStream, cancelEarly, lateDemand, concurrent
+            case cancelFromAnotherThread
+            /// Not a public scenario: the order scenario's reference runs (the same total demand,
+            /// requested up front).
+            case upFront(Int)
         }
 
         private init(_ kind: Kind, _ name: String, _ summary: String) {
@@ -45,6 +49,30 @@ extension PublisherContract {
         /// `.max(1)` initially, and `.max(1)` more returned from every `receive(_:)`.
         public static let demandFromReceive = Scenario(
             .demandFromReceive, "demandFromReceive", ".max(1) initially, then .max(1) returned from every receive(_:)")
+
+        /// `.max(1)` initially; the first `receive(_:)` returns `.max(2)`, every later one `.none`.
+        /// At most three values may arrive: catches a publisher that turns returned demand into
+        /// `.unlimited` (which ``demandFromReceive``, returning `.max(1)` every time, cannot tell
+        /// from honest accounting).
+        public static let returnedDemandOnce = Scenario(
+            .returnedDemandOnce, "returnedDemandOnce",
+            ".max(1) initially; the first receive(_:) returns .max(2), later ones .none: at most 3 values")
+
+        /// `.max(2)` initially; every `receive(_:)` calls `request(.max(1))` re-entrantly. Then a
+        /// fresh publisher is given the same total demand up front (`.max(n)` for the `n` values
+        /// received): the values both runs delivered must come in the same order (the order check,
+        /// under rule 7). Not compared: a publisher that delivers on threads of its own (its values
+        /// may race), and one whose values differ from run to run (two reference runs, or two
+        /// re-entrant ones, disagree).
+        ///
+        /// Only the order of the values both runs delivered is compared, not which values arrived:
+        /// what some publishers deliver legitimately depends on how demand is split — a subject or
+        /// `share` drops what arrives without demand, `combineLatest` over synchronous sources lets
+        /// one source run ahead when given much demand at once.
+        public static let order = Scenario(
+            .order, "order",
+            ".max(2) initially, .max(1) requested re-entrantly in every receive(_:); values must keep the order"
+                + " they have under the same demand made up front")
 
         /// `.max(1)` initially; every `receive(_:)` calls `request(.max(1))` on the subscription
         /// (re-entrantly) and returns `.none`.
@@ -81,16 +109,27 @@ extension PublisherContract {
             .concurrent, "concurrent",
             "4 threads × 25 request(.max(1)) while drive runs; then 4 threads cancel() while a 5th requests")
 
-        /// Every scenario: ``unlimited``, ``oneAtATime``, ``bursts``, ``demandFromReceive``,
-        /// ``requestInsideReceive``, ``cancelInsideReceive``, ``cancelMidStream``, ``cancelEarly``,
-        /// ``lateDemand`` and ``concurrent``.
-        public static let all: [Scenario] = singleThreaded + [.concurrent]
+        /// `.unlimited` requested inside `receive(subscription:)`; another thread cancels once the
+        /// subscription has arrived and a random 20–400 µs have passed, while the publisher is
+        /// (typically) in its emission loop — over 16 trials, each with a fresh publisher (2 for an
+        /// asynchronous one). Nothing may arrive after the cancel but the one event that may have
+        /// been on its way: catches an emission loop that overwrites a concurrent cancel.
+        public static let cancelFromAnotherThread = Scenario(
+            .cancelFromAnotherThread, "cancelFromAnotherThread",
+            ".unlimited; another thread cancels after a random 20–400 µs, over 16 trials")
 
-        /// Every scenario but ``concurrent``: for publishers that are meant to be used from one
-        /// thread only (rule 8 is then not checked).
+        /// Every scenario: the ``singleThreaded`` ones, then ``concurrent`` and
+        /// ``cancelFromAnotherThread``.
+        public static let all: [Scenario] = singleThreaded + [.concurrent, .cancelFromAnotherThread]
+
+        /// Every scenario that calls in from one thread at a time: ``unlimited``, ``oneAtATime``,
+        /// ``bursts``, ``demandFromReceive``, ``returnedDemandOnce``, ``requestInsideReceive``,
+        /// ``order``, ``cancelInsideReceive``, ``cancelMidStream``, ``cancelEarly`` and
+        /// ``lateDemand`` — for publishers meant to be used from one thread only (rule 8 is then
+        /// not checked).
         public static let singleThreaded: [Scenario] = [
-            .unlimited, .oneAtATime, .bursts, .demandFromReceive, .requestInsideReceive, .cancelInsideReceive,
-            .cancelMidStream, .cancelEarly, .lateDemand,
+            .unlimited, .oneAtATime, .bursts, .demandFromReceive, .returnedDemandOnce, .requestInsideReceive, .order,
+            .cancelInsideReceive, .cancelMidStream, .cancelEarly, .lateDemand,
         ]
 
         /// The scenario's name.

@@ -211,3 +211,8 @@ func contractYield() {
 func contractDwell() {
     _ = usleep(100)
 }
+
+/// Sleeps the current thread for `microseconds` (the canceller of `cancelFromAnotherThread`).
+func contractSleep(microseconds: UInt32) {
+    _ = usleep(microseconds)
+}

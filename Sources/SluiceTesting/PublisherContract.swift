@@ -22,11 +22,22 @@ import SluiceCore
 /// | what the kit catches | rule |
 /// | --- | --- |
 /// | a value or completion before `receive(subscription:)`; a second subscription; no subscription at all | 1 |
-/// | more values than demanded (requests plus demand returned from `receive(_:)`) | 2 |
-/// | a second completion; a value after the completion; a value or completion after `cancel()` | 3 |
-/// | the subscriber still alive after cancel or completion once the kit dropped its references | 4 |
+/// | more values than demanded (requests plus demand returned from `receive(_:)`) — including returned demand turned into `.unlimited` (``Scenario/returnedDemandOnce``) | 2 |
+/// | a second completion; a value after the completion; a value or completion after `cancel()` — including a cancel made on another thread mid-emission and then lost (``Scenario/cancelFromAnotherThread``) | 3 |
+/// | the subscriber still alive after cancel or completion once the kit dropped its references; a repeated `cancel()` that does not return | 4 |
 /// | a call that does not return — a deadlock on `request`/`cancel` made from inside `receive` | 7 |
+/// | **order**: values that come in another order under re-entrant demand than under the same demand made up front (``Scenario/order``) | 7 |
 /// | deliveries on two threads at once; a hang under concurrent `request`/`cancel` | 8 |
+///
+/// In operator mode (``verifyOperator(scenarios:upstream:upstreamDemand:settle:timeout:valueLimit:_:)``)
+/// the kit also watches what the operator does to its upstream:
+///
+/// | what the kit catches upstream, in operator mode | rule |
+/// | --- | --- |
+/// | more outstanding upstream than the subscriber is owed (where ``UpstreamDemand`` bounds it) | 2 |
+/// | a live upstream once the subscriber cancelled | 4 |
+/// | `request(.none)` sent upstream — recorded by the probe upstream instead of trapping | 5 |
+/// | a live upstream once the operator completed its subscriber (an early finish that did not cancel upstream) | 6 |
 ///
 /// Every violation names its rule, the scenario, and the recorded history that shows it.
 ///
@@ -90,12 +101,38 @@ import SluiceCore
 /// One built-in publisher is exempt from rule 2: `ObservableObjectPublisher`, which, as Apple's,
 /// sends every signal to every subscriber whatever it requested.
 ///
+/// ## Operators
+///
+/// An operator is verified over an upstream the kit makes and watches, a ``ProbeUpstream`` of
+/// `Int`s:
+///
+/// ```swift
+/// try await PublisherContract.verifyOperator { upstream in upstream.map { $0 * 2 } }
+/// try await PublisherContract.verifyOperator(upstreamDemand: .unbounded) { upstream in upstream.reduce(0, +) }
+/// try await PublisherContract.verifyOperator(upstream: .failing(after: 3)) { upstream in upstream.retry(1) }
+/// ```
+///
+/// The history then shows the upstream's side too ("⇡ upstream 1: request(.max(1))"). Operators
+/// that Apple documents as asking upstream for more than they were asked (the reducing
+/// operators, `buffer`, `flatMap`, `dropFirst(n)`...) are verified with an ``UpstreamDemand``
+/// that allows it.
+///
 /// ## What the kit does not see
 ///
-/// It checks the rules, not the values: a publisher that loses or reorders values while keeping
-/// the rules passes (assert the values with ``TestSubscriber``). Rule 6 concerns an operator's
-/// upstream, which the kit does not see. Overlapping deliveries (rule 8) are caught when they
-/// happen; the concurrent scenario makes them likely, not certain. A data race inside the
+/// It checks the rules, not the values: a publisher that loses values, or sends wrong ones,
+/// while keeping the rules passes (assert the values with ``TestSubscriber``). The order check
+/// compares only the values both runs delivered, and only for publishers that deliver on the
+/// kit's threads and give the same values run after run; a publisher whose values legitimately
+/// depend on how demand is split is compared on order alone for that reason. Rule 6 is seen in
+/// operator mode only, and only for the upstreams the kit made (not for an inner publisher the
+/// operator's closure returns). The check on upstream demand is per upstream: operators that ask
+/// each of several upstreams for their subscriber's demand (`merge`, `combineLatest`) need
+/// ``UpstreamDemand/unbounded``.
+///
+/// Races are caught when they happen: the concurrent scenario makes overlapping deliveries
+/// (rule 8) likely, not certain, and ``Scenario/cancelFromAnotherThread`` catches a cancel lost to
+/// a concurrent emission loop only when one of its trials lands in the window (16 trials with a
+/// random delay; a window of a few microseconds per value may be missed). A data race inside the
 /// publisher shows only if it corrupts what the probe sees, or crashes.
 ///
 /// ## Topics
@@ -106,6 +143,14 @@ import SluiceCore
 /// - ``check(scenarios:settle:timeout:valueLimit:drive:_:)``
 /// - ``check(scenarios:settle:timeout:valueLimit:_:)``
 /// - ``requestZeroDemand(from:)``
+///
+/// ### Verifying an operator
+/// - ``verifyOperator(scenarios:upstream:upstreamDemand:settle:timeout:valueLimit:_:)``
+/// - ``checkOperator(scenarios:upstream:upstreamDemand:settle:timeout:valueLimit:_:)``
+/// - ``ProbeUpstream``
+/// - ``OperatorUpstream``
+/// - ``UpstreamDemand``
+/// - ``UpstreamError``
 ///
 /// ### Describing the test
 /// - ``Scenario``
@@ -125,7 +170,9 @@ public enum PublisherContract {
     ///
     /// - Parameters:
     ///   - scenarios: The demand patterns to run, in order. ``Scenario/all`` by default;
-    ///     ``Scenario/singleThreaded`` leaves out the concurrent one.
+    ///     ``Scenario/singleThreaded`` leaves out the two that call in from several threads; leave
+    ///     out ``Scenario/order`` for a publisher whose values legitimately differ in order with
+    ///     the way demand is made.
     ///   - settle: How long a publisher may stay quiet before the kit takes it that nothing more is
     ///     coming (for now). Raise it above the longest gap between events of an asynchronous
     ///     publisher. 10 ms by default: enough for synchronous publishers, which never wait.
@@ -218,9 +265,18 @@ public enum PublisherContract {
         valueLimit: Int = 1_000,
         _ makeFixture: @escaping @Sendable () -> Fixture<P>
     ) async -> Report {
-        precondition(valueLimit > 0, "PublisherContract: valueLimit must be at least 1")
-        precondition(settle > .zero && timeout > .zero, "PublisherContract: settle and timeout must be positive")
         let configuration = ContractConfiguration(settle: settle, timeout: timeout, valueLimit: valueLimit)
+        return await run(scenarios: scenarios, configuration: configuration) { _ in makeFixture() }
+    }
+
+    /// Runs every scenario with `configuration` and gathers the violations.
+    static func run<P: Publisher & SendableMetatype>(
+        scenarios: [Scenario], configuration: ContractConfiguration,
+        _ makeFixture: @escaping @Sendable (any ContractUpstreamObserver) -> Fixture<P>
+    ) async -> Report {
+        precondition(configuration.valueLimit > 0, "PublisherContract: valueLimit must be at least 1")
+        precondition(configuration.settle > .zero && configuration.timeout > .zero,
+                     "PublisherContract: settle and timeout must be positive")
         var violations: [Violation] = []
         for scenario in scenarios {
             let runner = ContractScenarioRunner(scenario: scenario, configuration: configuration, makeFixture: makeFixture)

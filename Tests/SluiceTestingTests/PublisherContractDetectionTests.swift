@@ -14,8 +14,9 @@ typealias Rule = PublisherContract.Rule
         let report = await PublisherContract.check(scenarios: Scenario.singleThreaded) { Toy(flaw: .ignoresDemand) }
         #expect(report.brokenRules == [.demand], "\(report)")
         // Where the probe adds demand as each value arrives (returned from or requested inside
-        // receive), sending everything at once happens to stay within demand.
-        #expect(report.scenarios(breaking: .demand) == [.oneAtATime, .bursts, .cancelMidStream])
+        // receive), sending everything at once happens to stay within demand — unless it stops
+        // adding (returnedDemandOnce).
+        #expect(report.scenarios(breaking: .demand) == [.oneAtATime, .bursts, .returnedDemandOnce, .cancelMidStream])
         let violation = try #require(report.violations(of: .demand).first(where: { $0.scenario == .oneAtATime }))
         #expect(violation.message == "value #2 (2) arrived with only .max(1) demanded")
         #expect(violation.occurrences == 4)  // values 2 to 5
@@ -166,7 +167,7 @@ typealias Rule = PublisherContract.Rule
     @Test func theArticlesPepBoysBreaksRule3WhenCalledFromInsideReceive() async {
         let report = await PublisherContract.check(scenarios: Scenario.singleThreaded) { ArticlePepBoys() }
         #expect(report.brokenRules == [.termination], "\(report)")
-        #expect(report.scenarios(breaking: .termination) == [.requestInsideReceive, .cancelInsideReceive])
+        #expect(report.scenarios(breaking: .termination) == [.requestInsideReceive, .order, .cancelInsideReceive])
         // Each nested request runs its own loop, and each loop sends its own completion.
         let nested = report.violations.first { $0.scenario == .requestInsideReceive }
         #expect(nested?.message == "a second completion (finished) arrived")

@@ -46,7 +46,7 @@ import Testing
 
     @Test func scenariosHaveDistinctNames() {
         #expect(Set(Scenario.all.map(\.name)).count == Scenario.all.count)
-        #expect(Scenario.all == Scenario.singleThreaded + [.concurrent])
+        #expect(Scenario.all == Scenario.singleThreaded + [.concurrent, .cancelFromAnotherThread])
         #expect(Scenario.oneAtATime.description == "oneAtATime")
     }
 }

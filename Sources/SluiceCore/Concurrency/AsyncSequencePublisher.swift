@@ -47,6 +47,9 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
     @exclusivity(unchecked) private var demand = Subscribers.Demand.none
     @exclusivity(unchecked) private var task: Task<Void, Never>?
     @exclusivity(unchecked) private var waiter: CheckedContinuation<Void, Never>?
+    /// Whether the task has been started (set under the lock by the first request: two requests
+    /// racing on other threads must not both start one — `task` is only stored once it exists).
+    @exclusivity(unchecked) private var started = false
 
     init(base: Base, downstream: Downstream) {
         self.base = base
@@ -58,8 +61,11 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         let (start, waiter): (Bool, CheckedContinuation<Void, Never>?) = lock.withLock {
             guard downstream != nil else { return (false, nil) }
             self.demand += demand
-            defer { self.waiter = nil }
-            return (self.task == nil, self.waiter)
+            defer {
+                self.waiter = nil
+                started = true
+            }
+            return (!started, self.waiter)
         }
         waiter?.resume()
         guard start else { return }

@@ -37,6 +37,14 @@ struct Toy: Publisher {
         case retainsSubscriber
         /// Delivers on whichever thread requests, without serialising deliveries.
         case deliversConcurrently
+        /// Turns any demand returned from `receive(_:)` into `.unlimited`.
+        case returnedDemandBecomesUnlimited
+        /// A second `cancel()` waits for a teardown signal the first one never sends: it hangs.
+        case hangsOnSecondCancel
+        /// After each delivery the emission loop checks for a cancel made from inside `receive`, then
+        /// prepares the next value (slowly, 50 µs) and resets `cancelled` to `false` — overwriting a
+        /// `cancel()` made meanwhile on another thread.
+        case overwritesConcurrentCancel
     }
 
     var count: Int? = 5
@@ -130,7 +138,23 @@ struct Toy: Publisher {
                     return
                 case .value(let value):
                     let more = downstream.receive(value)
-                    lock.withLock { state.demand += more }
+                    if flaw == .overwritesConcurrentCancel {
+                        // A cancel made from inside receive is seen...
+                        if lock.withLock({ state.cancelled }) { return }
+                        usleep(50)  // ...but not one made on another thread while the next value is prepared:
+                        lock.withLock {
+                            state.cancelled = false  // "ready for the next round"
+                            state.demand += more
+                        }
+                        continue
+                    }
+                    lock.withLock {
+                        if flaw == .returnedDemandBecomesUnlimited && more > 0 {
+                            state.demand = .unlimited
+                        } else {
+                            state.demand += more
+                        }
+                    }
                 }
             }
         }
@@ -166,6 +190,10 @@ struct Toy: Publisher {
         }
 
         func cancel() {
+            let again = lock.withLock { state.cancelled }
+            if again && flaw == .hangsOnSecondCancel {
+                DispatchSemaphore(value: 0).wait()  // the teardown it waits for was the first cancel's
+            }
             let released = lock.withLock { () -> S? in
                 state.cancelled = true
                 guard flaw != .retainsSubscriber else { return nil }
@@ -551,4 +579,74 @@ struct Silent: Publisher {
     typealias Failure = Never
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {}
+}
+
+/// Publishes 1...`count`, honouring demand, but delivers in batches taken under the lock: a request
+/// takes every value it can pay for and delivers them outside the lock. A request made from inside
+/// `receive(_:)` starts a nested batch that overtakes the rest of the outer one: under re-entrant
+/// demand the values come out of order (1, 3, 4, 5, 2 for `.max(2)` and one more per value).
+struct Batcher: Publisher {
+    typealias Output = Int
+    typealias Failure = Never
+
+    var count = 5
+
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+        subscriber.receive(subscription: Inner(downstream: subscriber, count: count))
+    }
+
+    final class Inner<S: Subscriber>: Subscription, @unchecked Sendable where S.Input == Int, S.Failure == Never {
+        private struct State {
+            var downstream: S?
+            var demand = Subscribers.Demand.none
+            var next = 1
+            var batchesInFlight = 0
+        }
+
+        private let lock = Lock()
+        private var state: State
+        private let count: Int
+
+        init(downstream: S, count: Int) {
+            state = State(downstream: downstream)
+            self.count = count
+        }
+
+        func request(_ demand: Subscribers.Demand) {
+            precondition(demand != .none, "zero demand")
+            let (batch, downstream) = lock.withLock { () -> ([Int], S?) in
+                guard let downstream = state.downstream else { return ([], nil) }
+                state.demand += demand
+                var batch: [Int] = []
+                while state.demand > 0 && state.next <= count {
+                    state.demand -= 1
+                    batch.append(state.next)
+                    state.next += 1
+                }
+                state.batchesInFlight += 1
+                return (batch, downstream)
+            }
+            guard let downstream else { return }
+            for value in batch {
+                guard lock.withLock({ state.downstream != nil }) else { break }
+                let more = downstream.receive(value)
+                if more > 0 { request(more) }
+            }
+            let finish = lock.withLock { () -> Bool in
+                state.batchesInFlight -= 1
+                guard state.batchesInFlight == 0, state.next > count, state.downstream != nil else { return false }
+                state.downstream = nil
+                return true
+            }
+            if finish { downstream.receive(completion: .finished) }
+        }
+
+        func cancel() {
+            let released = lock.withLock { () -> S? in
+                defer { state.downstream = nil }
+                return state.downstream
+            }
+            _ = released
+        }
+    }
 }
