@@ -30,12 +30,11 @@ extension Publishers {
         /// operators report their upstream subscriptions.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let inner = MapSubscriber(downstream: subscriber, transform: transform)
-            if introspectionIsActive {
-                upstream.subscribeIntrospected(inner)
+            if _slowPath(introspectionIsActive) {
+                upstream.subscribeIntrospected(MapSubscriber(downstream: subscriber, transform: transform))
                 return
             }
-            upstream.receive(subscriber: inner)
+            upstream.receive(subscriber: MapSubscriber(downstream: subscriber, transform: transform))
         }
     }
 }
