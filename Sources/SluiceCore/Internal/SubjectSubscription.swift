@@ -65,6 +65,10 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @exclusivity(unchecked) @usableFromInline var pendingValue = ContiguousArray<Output>()
     @exclusivity(unchecked) @usableFromInline var pendingCompletion: Boxed<Subscribers.Completion<Failure>>?
     @usableFromInline let replaysLatest: Bool
+    /// Set while the subject has not yet seen demand from any subscriber (it then asks its
+    /// upstream subscriptions for `.unlimited`, see ``SubjectCore/downstreamDemandArrived()``):
+    /// this subscription's first request tells it. Clear from the start once the subject has.
+    @usableFromInline let announcesDemand: Atomic<Bool>
     /// `ObservableObjectPublisher`'s: demand is ignored (unlimited from the start) and the mirror
     /// shows only the downstream.
     @usableFromInline let ignoresDemand: Bool
@@ -89,6 +93,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         self.downstream = Boxed(downstream)
         if let pending { pendingValue.append(pending) }
         replaysLatest = core.replaysCurrentValue
+        announcesDemand = Atomic(!core.downstreamDemandSeen.load(ordering: .relaxed))
         ignoresDemand = core.ignoresDemand
         if ignoresDemand { demand = .unlimited }
         delivery = Atomic(core.ignoresDemand ? Self.delivering : 0)
@@ -136,6 +141,14 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         run(step)
     }
 
+    /// Tells the subject, once, that a subscriber has requested demand.
+    @usableFromInline
+    func announceDemand() {
+        guard announcesDemand.exchange(false, ordering: .relaxed) else { return }
+        guard let parent = lock.withLock({ core }), !parent.downstreamDemandSeen.load(ordering: .relaxed) else { return }
+        parent.downstreamDemandArrived()
+    }
+
     /// Called by the core once `receive(subscription:)` has returned: ends the initial "delivery"
     /// of a subscription that ignores demand (the others start idle).
     @inlinable
@@ -157,15 +170,13 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     @inlinable
     func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        let (step, parent) = lock.withLock { () -> (Step, SubjectCore<Output, Failure>?) in
-            guard downstream != nil else { return (.idle, nil) }
+        let step = lock.withLock { () -> Step in
+            guard downstream != nil else { return .idle }
             self.demand += demand
-            guard claimDelivery() else { return (.idle, self.core) }
-            return (nextStep(), self.core)
+            guard claimDelivery() else { return .idle }
+            return nextStep()
         }
-        if let parent, !parent.downstreamDemandSeen.load(ordering: .relaxed) {
-            parent.downstreamDemandArrived()
-        }
+        if _slowPath(announcesDemand.load(ordering: .relaxed)) { announceDemand() }
         run(step)
     }
 
