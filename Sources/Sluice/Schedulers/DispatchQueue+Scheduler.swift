@@ -240,8 +240,14 @@ struct UncheckedAction: @unchecked Sendable {
     let run: () -> Void
     init(_ run: @escaping () -> Void) { self.run = run }
 
-    /// The action itself, typed as the `@Sendable` closure it is used as (the same representation;
-    /// this type's `@unchecked Sendable` is the proof): handing it on as it is spares the closure
-    /// that would wrap `run`.
-    var sendable: @Sendable () -> Void { unsafeBitCast(run, to: (@Sendable () -> Void).self) }
+    /// The action itself, typed as the `@Sendable` closure it is used as (this type's
+    /// `@unchecked Sendable` is the proof): handing it on as it is spares the closure that would
+    /// wrap `run`. The cast is of the whole struct, whose one field has the same layout in both:
+    /// cast alone, a closure would go through reabstraction thunks (an allocation each).
+    var sendable: @Sendable () -> Void { unsafeBitCast(self, to: SendableAction.self).run }
+}
+
+/// ``UncheckedAction``'s layout, with the closure typed `@Sendable`.
+private struct SendableAction: Sendable {
+    let run: @Sendable () -> Void
 }
