@@ -207,7 +207,9 @@ extension DispatchQueue: Scheduler {
         if let group = options?.group {
             async(group: group, qos: qos, flags: flags) { work.run() }
         } else {
-            async(qos: qos, flags: flags) { work.run() }
+            // The action itself goes to the queue, not a closure around it: one allocation fewer
+            // per action (`receive(on:)` schedules one per value).
+            async(qos: qos, flags: flags, execute: work.sendable)
         }
     }
 
@@ -237,4 +239,15 @@ extension DispatchQueue: Scheduler {
 struct UncheckedAction: @unchecked Sendable {
     let run: () -> Void
     init(_ run: @escaping () -> Void) { self.run = run }
+
+    /// The action itself, typed as the `@Sendable` closure it is used as (this type's
+    /// `@unchecked Sendable` is the proof): handing it on as it is spares the closure that would
+    /// wrap `run`. The cast is of the whole struct, whose one field has the same layout in both:
+    /// cast alone, a closure would go through reabstraction thunks (an allocation each).
+    var sendable: @Sendable () -> Void { unsafeBitCast(self, to: SendableAction.self).run }
+}
+
+/// ``UncheckedAction``'s layout, with the closure typed `@Sendable`.
+private struct SendableAction: Sendable {
+    let run: @Sendable () -> Void
 }

@@ -24,6 +24,7 @@ extension Publishers {
         public let options: Context.SchedulerOptions?
 
         /// Creates a publisher that buffers and periodically publishes its items.
+        @inlinable
         public init(upstream: Upstream, strategy: TimeGroupingStrategy<Context>, options: Context.SchedulerOptions?) {
             self.upstream = upstream
             self.strategy = strategy
@@ -31,6 +32,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a collecting subscription.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let (scheduler, stride, count): (Context, Context.SchedulerTimeType.Stride, Int?) = switch strategy {
             case .byTime(let scheduler, let stride): (scheduler, stride, nil)
@@ -43,27 +45,29 @@ extension Publishers {
 }
 
 /// The subscription of `collect(_:options:)` with a time-grouping strategy.
+@usableFromInline
 final class TimeGrouper<Element, Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 where Downstream.Input == [Element] {
-    typealias Input = Element
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Input = Element
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var group: [Element] = []
-    @exclusivity(unchecked) private var ready: [[Element]] = []
-    @exclusivity(unchecked) private var demand = Subscribers.Demand.none
-    @exclusivity(unchecked) private var finished = false
-    @exclusivity(unchecked) private var delivering = false
-    @exclusivity(unchecked) private var timer: (any Cancellable)?
-    @exclusivity(unchecked) private var generation = 0
-    private let scheduler: Context
-    private let stride: Context.SchedulerTimeType.Stride
-    private let count: Int?
-    private let options: Context.SchedulerOptions?
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var group: [Element] = []
+    @exclusivity(unchecked) @usableFromInline var ready: [[Element]] = []
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var finished = false
+    @exclusivity(unchecked) @usableFromInline var delivering = false
+    @exclusivity(unchecked) @usableFromInline var timer: (any Cancellable)?
+    @exclusivity(unchecked) @usableFromInline var generation = 0
+    @usableFromInline let scheduler: Context
+    @usableFromInline let stride: Context.SchedulerTimeType.Stride
+    @usableFromInline let count: Int?
+    @usableFromInline let options: Context.SchedulerOptions?
 
+    @inlinable
     init(downstream: Downstream, scheduler: Context, stride: Context.SchedulerTimeType.Stride, count: Int?,
          options: Context.SchedulerOptions?) {
         self.downstream = downstream
@@ -73,6 +77,7 @@ where Downstream.Input == [Element] {
         self.options = options
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let downstream: Downstream? = lock.withLock {
             guard upstream == nil, let downstream = self.downstream else { return nil }
@@ -89,7 +94,8 @@ where Downstream.Input == [Element] {
     }
 
     /// Starts (or restarts) the repeating timer that closes groups.
-    private func startTimer() {
+    @inlinable
+    func startTimer() {
         let current: Int? = lock.withLock {
             guard downstream != nil, !finished else { return nil }
             generation += 1
@@ -111,7 +117,8 @@ where Downstream.Input == [Element] {
         }
     }
 
-    private func closeGroup(ifGeneration current: Int) {
+    @inlinable
+    func closeGroup(ifGeneration current: Int) {
         let closed: Bool = lock.withLock {
             guard generation == current, downstream != nil, !group.isEmpty else { return false }
             ready.append(group)
@@ -121,6 +128,7 @@ where Downstream.Input == [Element] {
         if closed { drain() }
     }
 
+    @inlinable
     func receive(_ input: Element) -> Subscribers.Demand {
         let full: Bool = lock.withLock {
             guard downstream != nil, !finished else { return false }
@@ -137,6 +145,7 @@ where Downstream.Input == [Element] {
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let timer: (any Cancellable)?? = lock.withLock {
             guard downstream != nil, !finished else { return nil }
@@ -157,10 +166,11 @@ where Downstream.Input == [Element] {
         drain()
     }
 
-    @exclusivity(unchecked) private var pendingCompletion: Subscribers.Completion<Failure>?
+    @exclusivity(unchecked) @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
 
     /// What `drain` does next, decided under the lock.
-    private enum Step {
+    @usableFromInline
+    enum Step {
         case group(Downstream, [Element])
         case finish(Downstream, Subscribers.Completion<Failure>)
         case stop
@@ -168,7 +178,8 @@ where Downstream.Input == [Element] {
 
     /// Sends ready groups while there is demand, then the completion once they are all out. One
     /// thread delivers at a time; others leave their work to it.
-    private func drain() {
+    @inlinable
+    func drain() {
         while true {
             let step: Step = lock.withLock {
                 guard let downstream, !delivering else { return .stop }
@@ -199,12 +210,14 @@ where Downstream.Input == [Element] {
         }
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         lock.withLock { if downstream != nil { self.demand += demand } }
         drain()
     }
 
+    @inlinable
     func cancel() {
         let (upstream, timer): ((any Subscription)?, (any Cancellable)?) = lock.withLock {
             guard downstream != nil else { return (nil, nil) }
@@ -221,11 +234,11 @@ where Downstream.Input == [Element] {
         upstream?.cancel()
     }
 
-    var description: String { "CollectByTime" }
+    @usableFromInline var description: String { "CollectByTime" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension Publisher {
@@ -242,6 +255,7 @@ extension Publisher {
     ///   - options: Scheduler options to use for the strategy.
     /// - Returns: A publisher that collects elements by a given strategy, and emits a single array
     ///   of the collection.
+    @inlinable
     public func collect<S: Scheduler>(_ strategy: Publishers.TimeGroupingStrategy<S>, options: S.SchedulerOptions? = nil)
         -> Publishers.CollectByTime<Self, S>
     {

@@ -28,6 +28,7 @@ extension Publishers {
 
         /// Creates a publisher that publishes elements only after a specified time interval
         /// elapses between events.
+        @inlinable
         public init(upstream: Upstream, dueTime: Context.SchedulerTimeType.Stride, scheduler: Context,
                     options: Context.SchedulerOptions?) {
             self.upstream = upstream
@@ -37,6 +38,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a debouncing subscription.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: Debouncer(downstream: subscriber, dueTime: dueTime, scheduler: scheduler, options: options))
         }
@@ -44,64 +46,81 @@ extension Publishers {
 }
 
 /// The subscription of `debounce(for:scheduler:options:)`.
+///
+/// Its per-element path is inlinable, so that the client specialises it with the rest of the
+/// pipeline (no generic metadata per element).
+@usableFromInline
 final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription, CustomStringConvertible,
     CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = Downstream.Input
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var demand = Subscribers.Demand.none
-    @exclusivity(unchecked) private var latest: Input?
-    @exclusivity(unchecked) private var generation = 0
-    @exclusivity(unchecked) private var timer: (any Cancellable)?
-    @exclusivity(unchecked) private var completed = false
-    private let dueTime: Context.SchedulerTimeType.Stride
-    private let scheduler: Context
-    private let options: Context.SchedulerOptions?
+    @usableFromInline let lock = Lock()
+    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of looking up
+    /// `Optional` metadata (see ``Boxed``), and a timer's action holds the subscriber with one
+    /// retain.
+    @exclusivity(unchecked) @usableFromInline var downstream: Boxed<Downstream>?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var latest: Input?
+    @exclusivity(unchecked) @usableFromInline var generation = 0
+    /// The running timer, or ``NoTimer`` (see there why not an optional).
+    @exclusivity(unchecked) @usableFromInline var timer: any Cancellable = NoTimer()
+    @exclusivity(unchecked) @usableFromInline var completed = false
+    /// Whether values are taken: subscribed, and neither completed nor cancelled. The per-element
+    /// check reads this flag rather than comparing ``upstream`` with `nil`, which copies an
+    /// optional existential through its value witnesses.
+    @exclusivity(unchecked) @usableFromInline var open = false
+    @usableFromInline let dueTime: Context.SchedulerTimeType.Stride
+    @usableFromInline let scheduler: Context
+    @usableFromInline let options: Context.SchedulerOptions?
 
+    @inlinable
     init(downstream: Downstream, dueTime: Context.SchedulerTimeType.Stride, scheduler: Context, options: Context.SchedulerOptions?) {
-        self.downstream = downstream
+        self.downstream = Boxed(downstream)
         self.dueTime = dueTime
         self.scheduler = scheduler
         self.options = options
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
-        let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
+        let verdict: SubscriptionVerdict<Boxed<Downstream>> = lock.withLock {
             guard upstream == nil, !completed else { return .reject }
             guard let downstream else { return .ignore }
             upstream = subscription
+            open = true
             return .accept(downstream)
         }
         guard case .accept(let downstream) = verdict else {
             if case .reject = verdict { subscription.cancel() }
             return
         }
-        downstream.receive(subscription: self)
+        downstream.value.receive(subscription: self)
         subscription.request(.unlimited)
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        let step: (Int, (any Cancellable)?, Downstream)? = lock.withLock {
-            guard let downstream, upstream != nil, !completed else { return nil }
+        var previous: any Cancellable = NoTimer()
+        let step: (Int, Boxed<Downstream>)? = lock.withLock {
+            guard open, let downstream else { return nil }
             generation += 1
             latest = input
-            defer { timer = nil }
-            return (generation, timer, downstream)
+            swap(&previous, &timer)
+            return (generation, downstream)
         }
-        guard let (current, previous, downstream) = step else { return .none }
-        previous?.cancel()
+        guard let (current, downstream) = step else { return .none }
+        previous.cancel()
         let now = scheduler.now
         let tolerance = scheduler.minimumTolerance
         // As Apple's, the timer's action holds the subscriber for as long as the scheduler keeps it.
-        let token = scheduler.schedule(after: now.advanced(by: dueTime), interval: dueTime, tolerance: tolerance,
+        var token = scheduler.schedule(after: now.advanced(by: dueTime), interval: dueTime, tolerance: tolerance,
                                        options: options) { [self] in fire(current, to: downstream) }
         let keep = lock.withLock { () -> Bool in
             guard generation == current, self.downstream != nil, !completed else { return false }
-            timer = token
+            swap(&timer, &token)
             return true
         }
         if !keep { token.cancel() }
@@ -110,69 +129,76 @@ final class Debouncer<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
 
     /// The timer for value number `current` fired: unless it was cancelled or overtaken, the value
     /// goes to `downstream` if it has demand.
-    private func fire(_ current: Int, to downstream: Downstream) {
-        let step: ((any Cancellable)?, Downstream?, Input?) = lock.withLock {
-            guard generation == current, let value = latest, self.downstream != nil else { return (nil, nil, nil) }
+    @inlinable
+    func fire(_ current: Int, to downstream: Boxed<Downstream>) {
+        var timer: any Cancellable = NoTimer()
+        let value: Input? = lock.withLock {
+            guard generation == current, let value = latest, self.downstream != nil else { return nil }
             latest = nil
-            defer { timer = nil }
-            guard demand > .none else { return (timer, nil, nil) }
+            swap(&timer, &self.timer)
+            guard demand > .none else { return nil }
             demand -= 1
-            return (timer, downstream, value)
+            return value
         }
-        step.0?.cancel()
-        guard let downstream = step.1, let value = step.2 else { return }
-        let more = downstream.receive(value)
+        timer.cancel()
+        guard let value else { return }
+        let more = downstream.value.receive(value)
         if more > .none { lock.withLock { demand += more } }
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let timer: (any Cancellable)?? = lock.withLock {
-            guard downstream != nil, upstream != nil, !completed else { return nil }
+        var timer: any Cancellable = NoTimer()
+        let claimed: Bool = lock.withLock {
+            guard open else { return false }
+            open = false
             completed = true
             latest = nil
-            defer { self.timer = nil }
-            return .some(self.timer)
+            swap(&timer, &self.timer)
+            return true
         }
-        guard let timer else { return }
-        timer?.cancel()
+        guard claimed else { return }
+        timer.cancel()
         scheduler.schedule(options: nil) { [self] in
-            let downstream: Downstream? = lock.withLock {
+            let downstream: Boxed<Downstream>? = lock.withLock {
                 defer {
                     self.downstream = nil
                     upstream = nil
                 }
                 return self.downstream
             }
-            downstream?.receive(completion: completion)
+            downstream?.value.receive(completion: completion)
         }
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         lock.withLock { if downstream != nil { self.demand += demand } }
     }
 
+    @inlinable
     func cancel() {
-        let (upstream, timer): ((any Subscription)?, (any Cancellable)?) = lock.withLock {
-            guard downstream != nil else { return (nil, nil) }
+        var timer: any Cancellable = NoTimer()
+        let upstream: (any Subscription)? = lock.withLock {
+            guard downstream != nil else { return nil }
             downstream = nil
+            open = false
             latest = nil
-            defer {
-                self.upstream = nil
-                self.timer = nil
-            }
-            return (self.upstream, self.timer)
+            swap(&timer, &self.timer)
+            defer { self.upstream = nil }
+            return self.upstream
         }
-        timer?.cancel()
+        timer.cancel()
         upstream?.cancel()
     }
 
-    var description: String { "Debounce" }
+    @usableFromInline var description: String { "Debounce" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror {
-        let (downstream, latest, demand) = lock.withLock { (self.downstream, self.latest, self.demand) }
+    @usableFromInline var customMirror: Mirror {
+        let (downstream, latest, demand) = lock.withLock { (self.downstream?.value, self.latest, self.demand) }
         return Mirror(self, children: [("downstream", downstream as Any), ("downstreamDemand", demand),
                                        ("currentValue", latest as Any)])
     }
@@ -190,6 +216,7 @@ extension Publisher {
     ///   - scheduler: The scheduler on which this publisher delivers elements.
     ///   - options: Scheduler options that customize this publisher's delivery of elements.
     /// - Returns: A publisher that publishes events only after a specified time elapses.
+    @inlinable
     public func debounce<S: Scheduler>(for dueTime: S.SchedulerTimeType.Stride, scheduler: S,
                                        options: S.SchedulerOptions? = nil) -> Publishers.Debounce<Self, S> {
         Publishers.Debounce(upstream: self, dueTime: dueTime, scheduler: scheduler, options: options)

@@ -28,6 +28,7 @@ extension Publishers {
         public let options: Context.SchedulerOptions?
 
         /// Creates a publisher that delays delivery of elements and completion.
+        @inlinable
         public init(upstream: Upstream, interval: Context.SchedulerTimeType.Stride,
                     tolerance: Context.SchedulerTimeType.Stride, scheduler: Context,
                     options: Context.SchedulerOptions? = nil) {
@@ -39,11 +40,11 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a relay that delivers each event `interval` later.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let (scheduler, interval, tolerance, options) = (self.scheduler, self.interval, self.tolerance, self.options)
             upstream.receive(subscriber: ScheduledRelay(
                 downstream: subscriber,
-                schedule: { scheduler.schedule(after: scheduler.now.advanced(by: interval), tolerance: tolerance, options: options, $0) }))
+                timing: AfterInterval(scheduler: scheduler, interval: interval, tolerance: tolerance, options: options)))
         }
     }
 }
@@ -62,6 +63,7 @@ extension Publisher {
     ///   - options: Options relevant to the scheduler's behavior.
     /// - Returns: A publisher that delays delivery of elements and completion to the downstream
     ///   receiver.
+    @inlinable
     public func delay<S: Scheduler>(for interval: S.SchedulerTimeType.Stride, tolerance: S.SchedulerTimeType.Stride? = nil,
                                     scheduler: S, options: S.SchedulerOptions? = nil) -> Publishers.Delay<Self, S> {
         Publishers.Delay(upstream: self, interval: interval, tolerance: tolerance ?? scheduler.minimumTolerance,

@@ -20,12 +20,14 @@ extension Publishers {
 
         /// Creates a publisher that measures and emits the time interval between events received
         /// from an upstream publisher.
+        @inlinable
         public init(upstream: Upstream, scheduler: Context) {
             self.upstream = upstream
             self.scheduler = scheduler
         }
 
         /// Attaches the subscriber through a subscription that measures the intervals.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: IntervalMeter<Upstream.Output, S, Context>(downstream: subscriber, scheduler: scheduler))
         }
@@ -33,22 +35,25 @@ extension Publishers {
 }
 
 /// The subscription of `measureInterval(using:)`.
+@usableFromInline
 final class IntervalMeter<Input, Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 where Downstream.Input == Context.SchedulerTimeType.Stride {
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var last: Context.SchedulerTimeType?
-    private let scheduler: Context
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var last: Context.SchedulerTimeType?
+    @usableFromInline let scheduler: Context
 
+    @inlinable
     init(downstream: Downstream, scheduler: Context) {
         self.downstream = downstream
         self.scheduler = scheduler
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
             guard upstream == nil else { return .reject }
@@ -65,6 +70,7 @@ where Downstream.Input == Context.SchedulerTimeType.Stride {
         downstream.receive(subscription: self)
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         guard lock.withLock({ downstream != nil && last != nil }) else { return .none }
         let now = scheduler.now
@@ -81,6 +87,7 @@ where Downstream.Input == Context.SchedulerTimeType.Stride {
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let downstream: Downstream? = lock.withLock {
             guard upstream != nil else { return nil }
@@ -93,10 +100,12 @@ where Downstream.Input == Context.SchedulerTimeType.Stride {
         downstream?.receive(completion: completion)
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         lock.withLock { downstream == nil ? nil : upstream }?.request(demand)
     }
 
+    @inlinable
     func cancel() {
         let upstream: (any Subscription)? = lock.withLock {
             downstream = nil
@@ -106,11 +115,11 @@ where Downstream.Input == Context.SchedulerTimeType.Stride {
         upstream?.cancel()
     }
 
-    var description: String { "MeasureInterval" }
+    @usableFromInline var description: String { "MeasureInterval" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension Publisher {
@@ -121,6 +130,7 @@ extension Publisher {
     ///   - options: Options that customize the delivery of elements.
     /// - Returns: A publisher that emits elements representing the time interval between the
     ///   elements it receives.
+    @inlinable
     public func measureInterval<S: Scheduler>(using scheduler: S, options: S.SchedulerOptions? = nil)
         -> Publishers.MeasureInterval<Self, S>
     {

@@ -24,6 +24,7 @@ extension Publishers {
 
         /// Creates a publisher that delivers elements to its downstream subscriber on a specific
         /// scheduler.
+        @inlinable
         public init(upstream: Upstream, scheduler: Context, options: Context.SchedulerOptions?) {
             self.upstream = upstream
             self.scheduler = scheduler
@@ -31,12 +32,10 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a relay that delivers on the scheduler.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let scheduler = self.scheduler
-            let options = self.options
-            upstream.receive(subscriber: DescribedScheduledRelay(
-                downstream: subscriber, name: "ReceiveOn",
-                schedule: { scheduler.schedule(options: options, $0) }))
+            upstream.receive(subscriber: ScheduledRelay(
+                downstream: subscriber, timing: NextOpportunity(scheduler: scheduler, options: options)))
         }
     }
 }
@@ -53,6 +52,7 @@ extension Publisher {
     ///   - scheduler: The scheduler the publisher uses for element delivery.
     ///   - options: Scheduler options used to customize element delivery.
     /// - Returns: A publisher that delivers elements using the specified scheduler.
+    @inlinable
     public func receive<S: Scheduler>(on scheduler: S, options: S.SchedulerOptions? = nil) -> Publishers.ReceiveOn<Self, S> {
         Publishers.ReceiveOn(upstream: self, scheduler: scheduler, options: options)
     }

@@ -22,6 +22,7 @@ extension Publishers {
 
         /// Creates a publisher that receives elements from an upstream publisher on a specific
         /// scheduler.
+        @inlinable
         public init(upstream: Upstream, scheduler: Context, options: Context.SchedulerOptions?) {
             self.upstream = upstream
             self.scheduler = scheduler
@@ -29,6 +30,7 @@ extension Publishers {
         }
 
         /// Schedules the subscription to the upstream on the scheduler.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let (upstream, scheduler, options) = (self.upstream, self.scheduler, self.options)
             let inner = SubscribeOnSubscription(downstream: subscriber) { scheduler.schedule(options: options, $0) }
@@ -39,23 +41,26 @@ extension Publishers {
 
 /// The subscription of `subscribe(on:)`: requests and cancel go to the upstream through the
 /// scheduler; events come down directly.
+@usableFromInline
 final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
     CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = Downstream.Input
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var completed = false
-    private let schedule: (@escaping () -> Void) -> Void
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var completed = false
+    @usableFromInline let schedule: (@escaping () -> Void) -> Void
 
+    @inlinable
     init(downstream: Downstream, schedule: @escaping (@escaping () -> Void) -> Void) {
         self.downstream = downstream
         self.schedule = schedule
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
             guard upstream == nil, !completed else { return .reject }
@@ -70,11 +75,13 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
         downstream.receive(subscription: self)
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         guard let downstream = lock.withLock({ completed || upstream == nil ? nil : self.downstream }) else { return .none }
         return downstream.receive(input)
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let downstream: Downstream? = lock.withLock {
             guard !completed, upstream != nil else { return nil }
@@ -87,6 +94,7 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
 
     // As Apple's, a scheduled request or cancel holds the subscriber until the scheduler runs it.
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         guard let (upstream, downstream) = lock.withLock({ () -> ((any Subscription), Downstream)? in
             guard let downstream, let upstream else { return nil }
@@ -95,6 +103,7 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
         schedule { withExtendedLifetime(downstream) { upstream.request(demand) } }
     }
 
+    @inlinable
     func cancel() {
         guard let (upstream, downstream) = lock.withLock({ () -> ((any Subscription), Downstream)? in
             defer {
@@ -107,11 +116,11 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
         schedule { withExtendedLifetime(downstream) { upstream.cancel() } }
     }
 
-    var description: String { "SubscribeOn" }
+    @usableFromInline var description: String { "SubscribeOn" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension Publisher {
@@ -125,6 +134,7 @@ extension Publisher {
     ///   - scheduler: The scheduler used to send messages to upstream publishers.
     ///   - options: Options that customize the delivery of elements.
     /// - Returns: A publisher which performs upstream operations on the specified scheduler.
+    @inlinable
     public func subscribe<S: Scheduler>(on scheduler: S, options: S.SchedulerOptions? = nil) -> Publishers.SubscribeOn<Self, S> {
         Publishers.SubscribeOn(upstream: self, scheduler: scheduler, options: options)
     }

@@ -30,6 +30,7 @@ extension Publishers {
 
         /// Creates a publisher that publishes either the most-recent or first element published
         /// by the upstream publisher in a specified time interval.
+        @inlinable
         public init(upstream: Upstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context, latest: Bool) {
             self.upstream = upstream
             self.interval = interval
@@ -38,6 +39,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a throttling subscription.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: Throttler(downstream: subscriber, interval: interval, scheduler: scheduler, latest: latest))
         }
@@ -45,24 +47,26 @@ extension Publishers {
 }
 
 /// The subscription of `throttle(for:scheduler:latest:)`.
+@usableFromInline
 final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription, CustomStringConvertible,
     CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = Downstream.Input
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var demand = Subscribers.Demand.none
-    @exclusivity(unchecked) private var held: Input?
-    @exclusivity(unchecked) private var lastEmission: Context.SchedulerTimeType?
-    @exclusivity(unchecked) private var outputScheduled = false
-    @exclusivity(unchecked) private var completion: Subscribers.Completion<Failure>?
-    private let interval: Context.SchedulerTimeType.Stride
-    private let scheduler: Context
-    private let latest: Bool
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var held: Input?
+    @exclusivity(unchecked) @usableFromInline var lastEmission: Context.SchedulerTimeType?
+    @exclusivity(unchecked) @usableFromInline var outputScheduled = false
+    @exclusivity(unchecked) @usableFromInline var completion: Subscribers.Completion<Failure>?
+    @usableFromInline let interval: Context.SchedulerTimeType.Stride
+    @usableFromInline let scheduler: Context
+    @usableFromInline let latest: Bool
 
+    @inlinable
     init(downstream: Downstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context, latest: Bool) {
         self.downstream = downstream
         self.interval = interval
@@ -71,6 +75,7 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
         _ = scheduler.now   // Apple's reads the clock here too; a recording scheduler sees the same calls
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         _ = scheduler.now
         let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
@@ -87,11 +92,13 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     /// When the next output goes out: now, or at the end of the current interval.
-    private enum Due {
+    @usableFromInline
+    enum Due {
         case now
         case at(Context.SchedulerTimeType)
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         guard lock.withLock({ downstream != nil && upstream != nil && completion == nil }) else { return .none }
         let now = scheduler.now
@@ -115,7 +122,8 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
 
     /// Runs on the scheduler: publishes the held value (if the subscriber wants it), then a
     /// completion that was waiting for it.
-    private func emit() {
+    @inlinable
+    func emit() {
         // The time of the output is recorded (read from the scheduler) unless the stream ends
         // with it, or nobody is listening any more: Apple's reads the clock exactly then.
         guard let ending = lock.withLock({ downstream == nil ? nil : completion != nil }) else { return }
@@ -129,14 +137,23 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
     }
 
     /// What an output hands downstream.
-    private struct Release {
-        let downstream: Downstream
-        let value: Input?
-        let completion: Subscribers.Completion<Failure>?
+    @usableFromInline
+    struct Release {
+        @usableFromInline let downstream: Downstream
+        @usableFromInline let value: Input?
+        @usableFromInline let completion: Subscribers.Completion<Failure>?
+
+        @inlinable
+        init(downstream: Downstream, value: Input?, completion: Subscribers.Completion<Failure>?) {
+            self.downstream = downstream
+            self.value = value
+            self.completion = completion
+        }
     }
 
     /// Under the lock: the held value (if there is demand for it) and a waiting completion.
-    private func takeOutput(at now: Context.SchedulerTimeType?) -> Release? {
+    @inlinable
+    func takeOutput(at now: Context.SchedulerTimeType?) -> Release? {
         guard let downstream else { return nil }
         outputScheduled = false
         if let now { lastEmission = now }
@@ -150,6 +167,7 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
         return Release(downstream: downstream, value: value, completion: completion)
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         guard lock.withLock({ downstream != nil && upstream != nil && self.completion == nil }) else { return }
         _ = scheduler.now
@@ -162,10 +180,12 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
         scheduler.schedule(options: nil) { [self] in emit() }
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         lock.withLock { if downstream != nil { self.demand += demand } }
     }
 
+    @inlinable
     func cancel() {
         let upstream: (any Subscription)? = lock.withLock {
             guard downstream != nil else { return nil }
@@ -177,11 +197,11 @@ final class Throttler<Downstream: Subscriber, Context: Scheduler>: Subscriber, S
         upstream?.cancel()
     }
 
-    var description: String { "Throttle" }
+    @usableFromInline var description: String { "Throttle" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension Publisher {
@@ -196,6 +216,7 @@ extension Publisher {
     ///     `false`, the publisher emits the first element received during the interval.
     /// - Returns: A publisher that emits either the most-recent or first element received during
     ///   the specified interval.
+    @inlinable
     public func throttle<S: Scheduler>(for interval: S.SchedulerTimeType.Stride, scheduler: S, latest: Bool)
         -> Publishers.Throttle<Self, S>
     {

@@ -32,6 +32,7 @@ extension Publishers {
 
         /// Creates a publisher that terminates publishing if the upstream publisher exceeds the
         /// specified time interval without producing an element.
+        @inlinable
         public init(upstream: Upstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context,
                     options: Context.SchedulerOptions?, customError: (() -> Upstream.Failure)?) {
             self.upstream = upstream
@@ -42,6 +43,7 @@ extension Publishers {
         }
 
         /// Attaches the subscriber through a subscription that keeps the time.
+        @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             upstream.receive(subscriber: TimeoutSubscription(downstream: subscriber, interval: interval, scheduler: scheduler,
                                                              options: options, customError: customError))
@@ -50,24 +52,30 @@ extension Publishers {
 }
 
 /// The subscription of `timeout(_:scheduler:options:customError:)`.
+@usableFromInline
 final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Subscriber, Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = Downstream.Input
-    typealias Failure = Downstream.Failure
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
 
-    private let lock = Lock()
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var upstream: (any Subscription)?
-    @exclusivity(unchecked) private var timer: (any Cancellable)?
-    @exclusivity(unchecked) private var generation = 0
-    @exclusivity(unchecked) private var completed = false
-    @exclusivity(unchecked) private var requested = false
-    private let interval: Context.SchedulerTimeType.Stride
-    private let scheduler: Context
-    private let options: Context.SchedulerOptions?
-    private let customError: (() -> Failure)?
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    /// The running timer, or ``NoTimer`` (see there why not an optional).
+    @exclusivity(unchecked) @usableFromInline var timer: any Cancellable = NoTimer()
+    @exclusivity(unchecked) @usableFromInline var generation = 0
+    @exclusivity(unchecked) @usableFromInline var completed = false
+    /// Whether values are taken: subscribed, and neither completed nor cancelled (read per element
+    /// instead of comparing ``upstream`` with `nil`, a copy of an optional existential).
+    @exclusivity(unchecked) @usableFromInline var open = false
+    @exclusivity(unchecked) @usableFromInline var requested = false
+    @usableFromInline let interval: Context.SchedulerTimeType.Stride
+    @usableFromInline let scheduler: Context
+    @usableFromInline let options: Context.SchedulerOptions?
+    @usableFromInline let customError: (() -> Failure)?
 
+    @inlinable
     init(downstream: Downstream, interval: Context.SchedulerTimeType.Stride, scheduler: Context,
          options: Context.SchedulerOptions?, customError: (() -> Failure)?) {
         self.downstream = downstream
@@ -78,7 +86,8 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     }
 
     /// Starts the clock again: the timer for the current generation replaces the previous one.
-    private func restartTimer() {
+    @inlinable
+    func restartTimer() {
         let step: (Int, Downstream)? = lock.withLock {
             guard let downstream, !completed else { return nil }
             generation += 1
@@ -88,43 +97,43 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         let now = scheduler.now
         let tolerance = scheduler.minimumTolerance
         // As Apple's, the timer's action holds the subscriber for as long as the scheduler keeps it.
-        let token = scheduler.schedule(after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
+        var token = scheduler.schedule(after: now.advanced(by: interval), interval: interval, tolerance: tolerance,
                                        options: options) { [self] in timedOut(current, downstream: downstream) }
-        let previous: (any Cancellable)?? = lock.withLock {
-            guard generation == current, self.downstream != nil, !completed else { return nil }
-            defer { timer = token }
-            return .some(timer)
+        lock.withLock {
+            guard generation == current, self.downstream != nil, !completed else { return }
+            swap(&timer, &token)
         }
-        switch previous {
-        case nil: token.cancel()
-        case .some(let old): old?.cancel()
-        }
+        // The previous timer when the new one was kept (`NoTimer` if there was none), else the new one.
+        token.cancel()
     }
 
     /// The timer of generation `current` fired: unless a value, the completion or a cancel came
     /// first, the upstream is cancelled and `downstream` completes.
-    private func timedOut(_ current: Int, downstream: Downstream) {
-        let step: ((any Subscription)?, (any Cancellable)?)? = lock.withLock {
+    @inlinable
+    func timedOut(_ current: Int, downstream: Downstream) {
+        var timer: any Cancellable = NoTimer()
+        let step: (any Subscription)?? = lock.withLock {
             guard generation == current, !completed, self.downstream != nil else { return nil }
             completed = true
+            open = false
             self.downstream = nil
-            defer {
-                upstream = nil
-                timer = nil
-            }
-            return (upstream, timer)
+            swap(&timer, &self.timer)
+            defer { upstream = nil }
+            return .some(upstream)
         }
-        guard let (upstream, timer) = step else { return }
-        timer?.cancel()
+        guard let upstream = step else { return }
+        timer.cancel()
         upstream?.cancel()
         downstream.receive(completion: customError.map { .failure($0()) } ?? .finished)
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let verdict: SubscriptionVerdict<Downstream> = lock.withLock {
             guard upstream == nil, !completed else { return .reject }
             guard let downstream else { return .ignore }
             upstream = subscription
+            open = true
             return .accept(downstream)
         }
         guard case .accept(let downstream) = verdict else {
@@ -138,8 +147,9 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         downstream.receive(subscription: self)
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
-        guard let downstream = lock.withLock({ upstream != nil && !completed ? self.downstream : nil }) else { return .none }
+        guard let downstream = lock.withLock({ open ? self.downstream : nil }) else { return .none }
         restartTimer()
         scheduler.schedule(options: options) { [self] in
             guard lock.withLock({ self.downstream != nil }) else { return }   // cancelled meanwhile
@@ -151,15 +161,18 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
-        let step: (Downstream, (any Cancellable)?)? = lock.withLock {
-            guard let downstream, upstream != nil, !completed else { return nil }
+        var timer: any Cancellable = NoTimer()
+        let claimed: Downstream? = lock.withLock {
+            guard let downstream, open else { return nil }
             completed = true
-            defer { self.timer = nil }
-            return (downstream, self.timer)
+            open = false
+            swap(&timer, &self.timer)
+            return downstream
         }
-        guard let (downstream, timer) = step else { return }
-        timer?.cancel()
+        guard let downstream = claimed else { return }
+        timer.cancel()
         // The action holds the subscriber until it runs; a cancel made meanwhile drops the
         // completion, as Apple's `Timeout` does.
         scheduler.schedule(options: options) { [self] in
@@ -175,6 +188,7 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
     }
 
     /// Passes the request upstream; the first one restarts the clock, as Apple's does.
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         guard let upstream = lock.withLock({ downstream == nil ? nil : upstream }) else { return }
         let first = lock.withLock { () -> Bool in
@@ -185,25 +199,26 @@ final class TimeoutSubscription<Downstream: Subscriber, Context: Scheduler>: Sub
         upstream.request(demand)
     }
 
+    @inlinable
     func cancel() {
-        let (upstream, timer): ((any Subscription)?, (any Cancellable)?) = lock.withLock {
-            guard downstream != nil else { return (nil, nil) }
+        var timer: any Cancellable = NoTimer()
+        let upstream: (any Subscription)? = lock.withLock {
+            guard downstream != nil else { return nil }
             downstream = nil
-            defer {
-                self.upstream = nil
-                self.timer = nil
-            }
-            return (self.upstream, self.timer)
+            open = false
+            swap(&timer, &self.timer)
+            defer { self.upstream = nil }
+            return self.upstream
         }
-        timer?.cancel()
+        timer.cancel()
         upstream?.cancel()
     }
 
-    var description: String { "Timeout" }
+    @usableFromInline var description: String { "Timeout" }
 
-    var playgroundDescription: Any { description }
+    @usableFromInline var playgroundDescription: Any { description }
 
-    var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 extension Publisher {
@@ -221,6 +236,7 @@ extension Publisher {
     ///   - customError: A closure that executes if the publisher times out.
     /// - Returns: A publisher that terminates if the specified interval elapses with no events
     ///   received from the upstream publisher.
+    @inlinable
     public func timeout<S: Scheduler>(_ interval: S.SchedulerTimeType.Stride, scheduler: S, options: S.SchedulerOptions? = nil,
                                       customError: (() -> Failure)? = nil) -> Publishers.Timeout<Self, S> {
         Publishers.Timeout(upstream: self, interval: interval, scheduler: scheduler, options: options, customError: customError)

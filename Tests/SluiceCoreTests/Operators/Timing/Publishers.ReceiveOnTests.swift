@@ -102,6 +102,30 @@ import Testing
         #expect(subscriber.completion == .finished)
     }
 
+    @Test func immediateSchedulerPassesReturnedDemandUpstream() {
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1), demandPerValue: .max(1))
+        (1...3).publisher.receive(on: ImmediateScheduler.shared).subscribe(subscriber)
+        #expect(subscriber.values == [1, 2, 3])
+        #expect(subscriber.completion == .finished)
+    }
+
+    // On the immediate scheduler a value goes downstream directly (no action is built): a send or
+    // a cancel from inside `receive` behaves as when the scheduler runs the action at once.
+    @Test func immediateSchedulerKeepsReentrantOrderAndCancel() {
+        let subject = PassthroughSubject<Int, Never>()
+        var received: [Int] = []
+        var cancellable: AnyCancellable?
+        cancellable = subject.receive(on: ImmediateScheduler.shared).sink { value in
+            received.append(value)
+            if value == 1 { subject.send(2) }   // delivered once this receive has returned
+            if value == 2 { cancellable?.cancel() }
+        }
+        subject.send(1)
+        subject.send(3)
+        #expect(received == [1, 2])
+        #expect(cancellable != nil)
+    }
+
     @Test func releasesTheSubscriberAfterCancelAndAfterCompletion() {
         let scheduler = VirtualScheduler()
         weak var cancelled: TestSubscriber<Int, Never>?
