@@ -132,21 +132,31 @@ where Downstream.Input == URLSession.DataTaskPublisher.Output, Downstream.Failur
         }
     }
 
-    /// The task's completion handler: delivers once, with the lock released.
+    /// The task's completion handler: delivers once, with the lock released. The subscriber stays
+    /// attached while it receives the value, so that a cancel made inside `receive(_:)` is seen
+    /// before `.finished` would follow.
     func complete(data: Data?, response: URLResponse?, error: (any Error)?) {
+        guard let response, error == nil else {
+            detach()?.receive(completion: .failure(error as? URLError ?? URLError(.unknown)))
+            return
+        }
         let downstream: Downstream? = lock.withLock {
-            guard parent != nil, let downstream = self.downstream else { return nil }
-            finish()
-            return downstream
+            guard parent != nil else { return nil }
+            task = nil
+            return self.downstream
         }
         guard let downstream else { return }
-        if let error {
-            downstream.receive(completion: .failure(error as? URLError ?? URLError(.unknown)))
-        } else if let response {
-            _ = downstream.receive((data: data ?? Data(), response: response))
-            downstream.receive(completion: .finished)
-        } else {
-            downstream.receive(completion: .failure(URLError(.unknown)))
+        _ = downstream.receive((data: data ?? Data(), response: response))
+        if detach() != nil { downstream.receive(completion: .finished) }
+    }
+
+    /// Under the lock: lets go of everything and returns the subscriber, unless a cancel or the
+    /// completion came first.
+    private func detach() -> Downstream? {
+        lock.withLock {
+            guard parent != nil, let downstream else { return nil }
+            finish()
+            return downstream
         }
     }
 
