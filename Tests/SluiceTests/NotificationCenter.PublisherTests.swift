@@ -135,6 +135,16 @@ import Testing
         #expect(recorder.values.count == 100)
     }
 
+    /// Driven by posts to its own center, the publisher keeps the contract under every scenario.
+    @Test func keepsTheContract() async throws {
+        let name = self.name
+        try await PublisherContract.verify(drive: { publisher in
+            for _ in 0..<5 { publisher.center.post(name: name, object: nil) }
+        }) {
+            NotificationCenter().publisher(for: name)
+        }
+    }
+
     @Test func apiShapeDescriptionAndMirror() {
         let (c1, c2) = (NotificationCenter(), NotificationCenter())
         let object = Sender()
