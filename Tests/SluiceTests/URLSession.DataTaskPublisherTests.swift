@@ -8,7 +8,9 @@ import SluiceTesting
 import Testing
 
 /// The data task publisher against a real HTTP server on 127.0.0.1 that each test starts itself.
-@Suite struct DataTaskPublisherTests {
+/// One test at a time: run side by side, a test's request could reach another test's server on a
+/// port just freed and taken again, and Linux URLSession's shared connection pool mixes them up.
+@Suite(.serialized) struct DataTaskPublisherTests {
     private typealias Output = URLSession.DataTaskPublisher.Output
 
     private static let largeBody: [UInt8] = (0..<(5 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
@@ -143,8 +145,12 @@ import Testing
         let server = try LoopbackHTTPServer(route: Self.routes)
         defer { server.stop() }
         let url = server.url("/hello")
+        // A session of its own: the other tests' requests on the shared session stay apart from
+        // the many this one starts and cancels.
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
         try await PublisherContract.verify(scenarios: PublisherContract.Scenario.singleThreaded, settle: .milliseconds(300)) {
-            URLSession.shared.dataTaskPublisher(for: url)
+            session.dataTaskPublisher(for: url)
         }
     }
 
