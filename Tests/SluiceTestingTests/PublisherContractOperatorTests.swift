@@ -82,7 +82,11 @@ import Testing
         // dropFirst(2) asks upstream for 2 more than it was asked.
         let bounded = await PublisherContract.checkOperator(scenarios: [.oneAtATime]) { $0.dropFirst(2) }
         #expect(bounded.brokenRules == [.demand], "\(bounded)")
-        let allowed = await PublisherContract.checkOperator(upstreamDemand: .boundedByDownstream(plus: 2)) {
+        // (single-threaded: Apple's Drop, which Sluice's follows, leaves an upstream subscription
+        // that arrives after a cross-thread cancel running; see BuiltInOperatorsContractTests)
+        let allowed = await PublisherContract.checkOperator(
+            scenarios: PublisherContract.Scenario.singleThreaded, upstreamDemand: .boundedByDownstream(plus: 2)
+        ) {
             $0.dropFirst(2)
         }
         #expect(allowed.passed, "\(allowed)")

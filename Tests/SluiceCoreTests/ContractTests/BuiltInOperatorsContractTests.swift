@@ -62,7 +62,11 @@ import Testing
         Case("prefix") { $0.prefix(3) },
         Case("prefix, over an endless upstream", upstream: .endless) { $0.prefix(3) },
         Case("prefix(while:)") { $0.prefix { $0 < 4 } },
-        Case("dropFirst", upstreamDemand: .boundedByDownstream(plus: 2)) { $0.dropFirst(2) },
+        // Apple's Drop hands its subscriber the subscription before subscribing upstream, and
+        // leaves alone an upstream subscription that arrives after a cancel
+        // (DropTests/testDropCancelBeforeSubscription): a cancel from another thread in between
+        // leaves that upstream running (rule 4).
+        Case("dropFirst", upstreamDemand: .boundedByDownstream(plus: 2), applesExceptions: [.release]) { $0.dropFirst(2) },
         Case("drop(while:)") { $0.drop { $0 < 4 } },
         Case("tryPrefix(while:)") { $0.tryPrefix { $0 < 4 } },
         Case("tryDrop(while:)") { $0.tryDrop { $0 < 4 } },
