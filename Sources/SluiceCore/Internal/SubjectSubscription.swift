@@ -87,7 +87,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
         case idle
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     init(core: SubjectCore<Output, Failure>, downstream: S, pending: Output?) {
         self.core = core
         self.downstream = Boxed(downstream)

@@ -30,11 +30,12 @@ extension Publishers {
         /// operators report their upstream subscriptions.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
+            let inner = MapSubscriber(downstream: subscriber, transform: transform)
             if _slowPath(introspectionIsActive) {
-                upstream.subscribeIntrospected(MapSubscriber(downstream: subscriber, transform: transform))
+                upstream.subscribeIntrospected(inner)
                 return
             }
-            upstream.receive(subscriber: MapSubscriber(downstream: subscriber, transform: transform))
+            upstream.receive(subscriber: inner)
         }
     }
 }
