@@ -5,44 +5,34 @@
 /// the cancellation at most once.
 public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
     /// What cancelling does; `nil` once cancelled. Guarded by `lock` (so it skips the runtime
-    /// exclusivity checks).
-    @exclusivity(unchecked) private var action: Action?
+    /// exclusivity checks). One closure for both initialisers: wrapping a class (a `Sink`, a
+    /// subscription) it captures just that reference, and copying it out is one retain.
+    @exclusivity(unchecked) @usableFromInline var action: (() -> Void)?
     private let lock = Lock()
-
-    private enum Action {
-        case closure(() -> Void)
-        case cancellable(any Cancellable)
-
-        func run() {
-            switch self {
-            case .closure(let cancel): cancel()
-            case .cancellable(let cancellable): cancellable.cancel()
-            }
-        }
-    }
 
     /// Initializes the cancellable object with the given cancel-time closure.
     public init(_ cancel: @escaping () -> Void) {
-        action = .closure(cancel)
+        action = cancel
     }
 
     /// Initializes the cancellable object with the given cancellable, which it cancels when
     /// cancelled or deinitialized.
+    @inlinable
     public init<C: Cancellable>(_ canceller: C) {
-        action = .cancellable(canceller)
+        action = canceller.cancel
     }
 
     /// Cancels the activity. Only the first call has an effect.
     public func cancel() {
-        let action = lock.withLock { () -> Action? in
+        let action = lock.withLock { () -> (() -> Void)? in
             defer { self.action = nil }
             return self.action
         }
-        action?.run()
+        action?()
     }
 
     deinit {
-        action?.run()
+        action?()
     }
 
     /// Two `AnyCancellable` values are equal when they are the same object.
