@@ -6,12 +6,16 @@
 //     swift run -c release sluice-soak --seconds 60        # as long as a minute allows (CI)
 //     swift run -c release sluice-soak --events 1000000 --threads 4 --seed 7
 //     swift run -c release sluice-soak --no-churn          # no subscribers coming and going
+//     swift run -c release sluice-soak --verbose           # a line per round: its pipeline
 //
 // Each round draws a pipeline (a few of map, filter, compactMap, scan, removeDuplicates,
-// handleEvents, prefix, merge with a second subject, flatMap into Just, buffer), attaches a
-// steady subscriber with unlimited demand, a steady subscriber that asks for values in random
-// batches, and a churn of subscribers that attach and cancel while values flow; then sender
-// threads send numbered values into the subjects. Checked per round:
+// handleEvents, merge with a second subject, flatMap into Just, buffer, receive(on:) a serial
+// DispatchQueue), attaches a steady subscriber with unlimited demand, a steady subscriber that
+// asks for values in random batches, and a churn of subscribers that attach and cancel while
+// values flow; then sender threads send numbered values into the subjects (behind a
+// receive(on:), each sender waits for the queue every few hundred values, so that the queue's
+// backlog stays bounded and memory measures Sluice, not how far the senders ran ahead).
+// Checked per round:
 // - the steady unlimited subscriber receives exactly what the pipeline computes for every value
 //   sent (count and checksum, computed independently);
 // - no subscriber receives values concurrently, more values than it asked for, or anything after
@@ -32,6 +36,7 @@ struct Options {
     var threads = 4
     var seed: UInt64 = 0x50A4
     var churn = true
+    var verbose = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -47,6 +52,7 @@ struct Options {
             case "--threads": threads = Int(next())!
             case "--seed": seed = UInt64(next())!
             case "--no-churn": churn = false
+            case "--verbose": verbose = true
             default: fatalError("unknown option \(arguments[i]); see the header of Sources/sluice-soak/main.swift")
             }
             i += 1
@@ -75,6 +81,7 @@ struct SplitMix: RandomNumberGenerator {
 /// and the contract are checked, not the exact result.
 enum Stage: CustomStringConvertible {
     case map(Int), filter(Int), compactMap(Int), handleEvents, flatMapJust, buffer, scan, removeDuplicates
+    case receiveOn(DispatchQueue)
 
     var description: String {
         switch self {
@@ -86,6 +93,7 @@ enum Stage: CustomStringConvertible {
         case .buffer: "buffer"
         case .scan: "scan"
         case .removeDuplicates: "removeDuplicates"
+        case .receiveOn: "receive(on: serial queue)"
         }
     }
 
@@ -101,7 +109,7 @@ enum Stage: CustomStringConvertible {
         case .map(let k): value &+ k
         case .filter(let k): value % k == 0 ? nil : value
         case .compactMap(let k): value % k == 1 ? nil : value &* 3
-        case .handleEvents, .flatMapJust, .buffer, .scan, .removeDuplicates: value
+        case .handleEvents, .flatMapJust, .buffer, .scan, .removeDuplicates, .receiveOn: value
         }
     }
 
@@ -115,11 +123,12 @@ enum Stage: CustomStringConvertible {
         case .buffer: upstream.buffer(size: 4096, prefetch: .byRequest, whenFull: .dropOldest).eraseToAnyPublisher()
         case .scan: upstream.scan(0) { $0 &+ $1 }.eraseToAnyPublisher()
         case .removeDuplicates: upstream.removeDuplicates().eraseToAnyPublisher()
+        case .receiveOn(let queue): upstream.receive(on: queue).eraseToAnyPublisher()
         }
     }
 
     static func random(using g: inout SplitMix) -> Stage {
-        switch Int.random(in: 0..<8, using: &g) {
+        switch Int.random(in: 0..<9, using: &g) {
         case 0: .map(Int.random(in: 1...9, using: &g))
         case 1: .filter(Int.random(in: 2...5, using: &g))
         case 2: .compactMap(Int.random(in: 2...5, using: &g))
@@ -127,6 +136,7 @@ enum Stage: CustomStringConvertible {
         case 4: .flatMapJust
         case 5: .buffer
         case 6: .scan
+        case 7: .receiveOn(DispatchQueue(label: "sluice-soak.receive"))
         default: .removeDuplicates
         }
     }
@@ -153,6 +163,7 @@ final class CheckingSubscriber: Subscriber, @unchecked Sendable {
 
     var received: Int { state.withLock { $0.received } }
     var checksum: Int { state.withLock { $0.checksum } }
+    var completed: Bool { state.withLock { $0.done } }
 
     func receive(subscription: any Subscription) {
         let first = state.withLock { s -> Bool in
@@ -245,6 +256,11 @@ func soak(_ options: Options) -> Bool {
         if merged { source = source.merge(with: subjects[1]).eraseToAnyPublisher() }
         let pipeline = stages.reduce(source) { $1.apply($0) }
         let exact = stages.allSatisfy(\.isStateless)
+        if options.verbose { print("round \(round): \(stages)\(merged ? " merged" : "")") }
+        let queues = stages.compactMap { stage -> DispatchQueue? in
+            if case .receiveOn(let queue) = stage { return queue }
+            return nil
+        }
 
         let steady = CheckingSubscriber(batch: nil, violations: violations)
         let batched = CheckingSubscriber(batch: Int.random(in: 1...64, using: &generator), violations: violations)
@@ -270,11 +286,18 @@ func soak(_ options: Options) -> Bool {
         churn.start()
         DispatchQueue.concurrentPerform(iterations: options.threads) { t in
             let subject = subjects[t % subjects.count]
-            for i in 0..<perThread { subject.send(i &* options.threads &+ t) }
+            for i in 0..<perThread {
+                subject.send(i &* options.threads &+ t)
+                if i % 256 == 255 { queues.forEach { $0.sync {} } }   // bound the queues' backlog
+            }
         }
         churnStop.store(true, ordering: .relaxed)
         subjects.forEach { $0.send(completion: .finished) }
         while !churn.isFinished { usleep(100) }
+        // Behind receive(on:), the last values and the completion arrive later, on the queue.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !steady.completed && Date() < deadline { usleep(100) }
+        if !steady.completed { violations.record("no completion within 30 s of the last send") }
 
         let roundSent = perThread * options.threads
         sent += roundSent
