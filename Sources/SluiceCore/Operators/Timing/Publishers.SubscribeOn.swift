@@ -161,10 +161,10 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
 /// A number identifying the calling thread while it runs (never 0).
 @usableFromInline
 func currentThreadIdentity() -> UInt {
-    #if canImport(Darwin)
-    UInt(bitPattern: pthread_self())
+    #if canImport(Glibc)
+    UInt(pthread_self())  // an integer there
     #else
-    UInt(pthread_self())
+    UInt(bitPattern: pthread_self())  // a pointer on Darwin and Musl
     #endif
 }
 
