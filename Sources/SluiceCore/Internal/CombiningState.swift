@@ -346,6 +346,9 @@ package struct CombiningCalls {
     @usableFromInline package private(set) var count = 0
     /// `.none`: cancel the subscriptions; otherwise request this much from each.
     @usableFromInline package var demand = Subscribers.Demand.none
+    /// `zip`: the demand to return from the upstream's `receive(_:)` whose value started the
+    /// delivery that just ended (see ``CombiningState``).
+    @usableFromInline package var returned = Subscribers.Demand.none
 
     @inlinable package init() {}
 
@@ -419,9 +422,11 @@ package enum CombiningAttachment: Equatable {
 /// request upstream.
 ///
 /// - Outputs: `zip` emits when every slot holds a value (consuming the oldest of each);
-///   `combineLatest` when every slot holds a value and one arrived since the last output. An
-///   output needs downstream demand; without it the values wait in the slots (the latest one
-///   replacing the previous, for `combineLatest`).
+///   `combineLatest` when every slot holds a value and one arrived since the last output.
+///   `combineLatest`'s output needs downstream demand; without it the values wait in the slots
+///   (the latest one replacing the previous). `zip` emits without looking at the demand, as
+///   Apple's does: its upstreams are asked for as many values as the downstream wants, so only an
+///   upstream that sends beyond its demand makes it exceed the downstream's.
 /// - Serialisation: one thread at a time delivers (`isDelivering`). An output that becomes due
 ///   while another thread delivers waits — in the slots for `zip`, in `queue` as a snapshot for
 ///   `combineLatest` (a later value would overwrite it otherwise) — and that thread delivers it.
@@ -429,7 +434,10 @@ package enum CombiningAttachment: Equatable {
 ///   delivery, so nothing reaches it before its subscription.
 /// - Demand: every downstream request, and the demand the downstream returns from `receive(_:)`,
 ///   is requested from every upstream that has not finished (Apple: "passes through any requests
-///   to all upstream publishers").
+///   to all upstream publishers"). `zip`, as Apple's, makes one exception: while it delivers an
+///   output that a value of upstream `i` completed, from inside that upstream's `receive(_:)`,
+///   the demand meant for upstream `i` is summed up and returned from that `receive(_:)` when the
+///   delivery ends (``CombiningCalls/returned``) instead of being requested.
 /// - Ending: a failure cancels the other upstreams and fails once. `zip` finishes as soon as an
 ///   upstream has finished and its slot is empty (nothing more can be paired), cancelling the
 ///   others; `combineLatest` finishes when every upstream has finished (after an owed output,
@@ -455,6 +463,12 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
     @usableFromInline var queueHead = 0
     /// A thread is delivering (or the downstream is inside `receive(subscription:)`).
     @usableFromInline package private(set) var isDelivering = true
+    /// `zip`: the upstream whose value started the delivery in progress, from inside its
+    /// `receive(_:)`; -1 when none.
+    @usableFromInline var trigger = -1
+    /// `zip`: the demand for upstream ``trigger`` gathered during the delivery, returned from its
+    /// `receive(_:)` when the delivery ends.
+    @usableFromInline var triggerDemand = Subscribers.Demand.none
     /// The completion to deliver once the outputs already accepted are delivered.
     @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
     /// Cancelled, or the ending is decided: no more values accepted.
@@ -469,10 +483,17 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
 
     // MARK: Queries
 
-    /// Whether an output is due (given demand).
+    /// Whether an output is due (given demand, for `combineLatest`).
     @inlinable
     package var canEmit: Bool {
         storage.isComplete && (!Storage.keepsLatest || hasFreshValue)
+    }
+
+    /// Whether an output is to be delivered now: due, and (`combineLatest` only) asked for.
+    @inlinable
+    var canDeliver: Bool {
+        if Storage.keepsLatest { return demand > 0 && canEmit }
+        return storage.isComplete
     }
 
     /// Whether the stream must finish now (see the type's discussion).
@@ -507,13 +528,14 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
         guard !isTerminated, upstreams[L.index].subscription != nil else { return .idle }
         L.put(value, into: &storage)
         if Storage.keepsLatest { hasFreshValue = true }
-        guard demand > 0, storage.isComplete, let target else { return .idle }
+        guard canDeliver, let target else { return .idle }
         if isDelivering {
             // zip's due output waits in the slots; combineLatest's must be taken now.
             if Storage.keepsLatest { queue.append(takeOutput()) }
             return .idle
         }
         isDelivering = true
+        if !Storage.keepsLatest { trigger = L.index }
         return .value(takeOutput(), target)
     }
 
@@ -556,7 +578,12 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
         guard target != nil, !isTerminated else { return }
         calls.demand = demand
         for index in 0..<Storage.arity {
-            if let subscription = upstreams[index].subscription { calls.append(subscription) }
+            guard let subscription = upstreams[index].subscription else { continue }
+            if !Storage.keepsLatest && index == trigger {
+                triggerDemand += demand
+            } else {
+                calls.append(subscription)
+            }
         }
     }
 
@@ -584,6 +611,7 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
     {
         isTerminated = true
         pendingCompletion = nil
+        triggerDemand = .none
         calls = CombiningCalls()
         for index in 0..<Storage.arity {
             if let subscription = upstreams[index].detach() { calls.append(subscription) }
@@ -620,6 +648,7 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
     mutating func terminate(with completion: Subscribers.Completion<Failure>, _ calls: inout CombiningCalls) {
         isTerminated = true
         pendingCompletion = completion
+        triggerDemand = .none
         calls = CombiningCalls()
         for index in 0..<Storage.arity {
             if let subscription = upstreams[index].detach() { calls.append(subscription) }
@@ -633,7 +662,7 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
     @inlinable
     mutating func nextStep(_ calls: inout CombiningCalls) -> Step {
         guard let target else {
-            isDelivering = false
+            endDelivery(&calls)
             return .idle
         }
         if queueHead < queue.count {
@@ -646,14 +675,26 @@ package struct CombiningState<Storage: CombiningStorage, Failure: Error, Target>
             return .value(output, target)
         }
         if !isTerminated {
-            if demand > 0 && canEmit { return .value(takeOutput(), target) }
+            if canDeliver { return .value(takeOutput(), target) }
             if shouldFinish { terminate(with: .finished, &calls) }
         }
-        isDelivering = false
+        endDelivery(&calls)
         guard let completion = pendingCompletion else { return .idle }
         pendingCompletion = nil
         self.target = nil
         queue = []
         return .completion(completion, target)
+    }
+
+    /// Ends the delivery in progress; for `zip`, hands the demand gathered for the upstream that
+    /// started it to `calls.returned`.
+    @inlinable
+    mutating func endDelivery(_ calls: inout CombiningCalls) {
+        isDelivering = false
+        if !Storage.keepsLatest && trigger >= 0 {
+            calls.returned = triggerDemand
+            triggerDemand = .none
+            trigger = -1
+        }
     }
 }

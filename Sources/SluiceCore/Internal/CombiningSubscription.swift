@@ -52,10 +52,13 @@ where Downstream.Input == Storage.Output {
         }
     }
 
+    /// Returns the demand to return from the upstream's `receive(_:)` (`zip`; see
+    /// ``CombiningState``).
     @inlinable
-    func receive<L: CombiningLane>(_ value: L.Value, lane: L.Type) where L.Storage == Storage {
+    func receive<L: CombiningLane>(_ value: L.Value, lane: L.Type) -> Subscribers.Demand
+    where L.Storage == Storage {
         let step = lock.withLock { state.receive(value, lane: L.self) }
-        run(step)
+        return run(step)
     }
 
     @inlinable
@@ -95,22 +98,26 @@ where Downstream.Input == Storage.Output {
         _ = released  // the downstream and the values, released outside the lock
     }
 
-    /// Performs steps until the subscription is idle. Called without the lock.
+    /// Performs steps until the subscription is idle. Called without the lock. Returns the demand
+    /// gathered for the upstream whose value started the delivery (`zip` only; `.none` otherwise).
     @inlinable
-    func run(_ first: Step) {
+    @discardableResult
+    func run(_ first: Step) -> Subscribers.Demand {
         var step = first
+        var returned = Subscribers.Demand.none
         while true {
             switch step {
             case .idle:
-                return
+                return returned
             case .completion(let completion, let downstream):
                 downstream.receive(completion: completion)
-                return
+                return returned
             case .value(let output, let downstream):
                 let more = downstream.receive(output)
                 var calls = CombiningCalls()
                 step = lock.withLock { state.delivered(more, &calls) }
                 calls.perform()
+                returned = calls.returned
             }
         }
     }
@@ -145,11 +152,12 @@ where Downstream.Input == Lane.Storage.Output {
         self.subscription.attach(subscription, at: Lane.index)
     }
 
-    /// Demand goes upstream through `request`, to every upstream at once; nothing is returned here.
+    /// Demand goes upstream through `request`, to every upstream at once; `zip` returns here the
+    /// demand meant for this upstream that arrived while the output this value completed was being
+    /// delivered (see ``CombiningState``). `combineLatest` returns `.none`.
     @inlinable
     func receive(_ input: Lane.Value) -> Subscribers.Demand {
         subscription.receive(input, lane: Lane.self)
-        return .none
     }
 
     @inlinable

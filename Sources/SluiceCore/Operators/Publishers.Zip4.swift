@@ -10,7 +10,11 @@ extension Publishers {
     /// more can be paired), cancelling the others.
     ///
     /// Demand: every request of the downstream is passed to each upstream — one tuple takes one
-    /// element from each. Elements published without demand wait, in order, until it arrives.
+    /// element from each. As Apple's, a tuple goes downstream as soon as it is complete, without
+    /// looking at the downstream's demand (an upstream that sends beyond its demand makes it exceed
+    /// the downstream's), and a tuple completed by an element of one upstream returns to that
+    /// upstream, from its `receive(_:)`, the demand the downstream adds while receiving the tuple
+    /// (by returning it or by requesting it); the other upstreams are asked for it.
     ///
     /// Threading: the upstreams may publish concurrently from any threads; the tuples reach the
     /// downstream one at a time, none lost or duplicated. The subscription and the subscribers

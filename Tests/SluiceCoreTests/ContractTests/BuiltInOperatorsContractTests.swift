@@ -25,17 +25,24 @@ import Testing
         let check: @Sendable () async -> PublisherContract.Report
         /// Rules Apple's own operator departs from, so ours does too (Conformance/README.md).
         let applesExceptions: Set<PublisherContract.Rule>
+        /// The scenarios run: all of them, but for an operator that traps, as Apple's does, in some.
+        let scenarios: [PublisherContract.Scenario]
 
         var testDescription: String { name }
 
         init<P: Publisher & SendableMetatype>(
             _ name: String, upstream: PublisherContract.OperatorUpstream = .finishing(after: 10),
             upstreamDemand: Demand = .boundedByDownstream, applesExceptions: Set<PublisherContract.Rule> = [],
+            scenarios: [PublisherContract.Scenario] = PublisherContract.Scenario.all,
             _ apply: @escaping @Sendable (Upstream) -> P
         ) {
             self.name = name
             self.applesExceptions = applesExceptions
-            check = { await PublisherContract.checkOperator(upstream: upstream, upstreamDemand: upstreamDemand, apply) }
+            self.scenarios = scenarios
+            check = {
+                await PublisherContract.checkOperator(
+                    scenarios: scenarios, upstream: upstream, upstreamDemand: upstreamDemand, apply)
+            }
         }
     }
 
@@ -143,7 +150,12 @@ import Testing
         },
         Case("share", upstreamDemand: .unbounded) { $0.share() },
         Case("receive(on: ImmediateScheduler)") { $0.receive(on: ImmediateScheduler.shared) },
-        Case("subscribe(on: ImmediateScheduler)") { $0.subscribe(on: ImmediateScheduler.shared) },
+        // Apple's subscribe(on:) traps on a request made from inside the upstream's request(_:) on the
+        // same thread — with ImmediateScheduler, every request made from receive(_:) of a value the
+        // probe upstream sends from inside request(_:): the two scenarios doing that are left out.
+        Case("subscribe(on: ImmediateScheduler)", scenarios: SubscribeOnTests.scenariosWithoutRecursiveRequests) {
+            $0.subscribe(on: ImmediateScheduler.shared)
+        },
     ]
 
     @Test(arguments: cases)
@@ -151,6 +163,6 @@ import Testing
         let report = await `operator`.check()
         let broken = Set(report.violations.map(\.rule))
         #expect(broken.isSubset(of: `operator`.applesExceptions), "\(report)")
-        #expect(report.scenarios == PublisherContract.Scenario.all)
+        #expect(report.scenarios == `operator`.scenarios)
     }
 }

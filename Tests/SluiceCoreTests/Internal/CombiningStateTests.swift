@@ -114,7 +114,9 @@ struct CombiningStateTests {
         #expect(state.demand == .max(1))
     }
 
-    @Test func zipKeepsEveryValueWithoutDemand() {
+    /// As Apple's, zip delivers a tuple as soon as it is complete, whatever the demand (only an
+    /// upstream sending beyond its demand can make it exceed the downstream's).
+    @Test func zipDeliversEveryCompleteTupleWithoutLookingAtTheDemand() {
         var (state, _) = started(Zip2.self)
         var calls = CombiningCalls()
         _ = state.request(.max(1), &calls)
@@ -122,11 +124,64 @@ struct CombiningStateTests {
         #expect(describe(state.receive("a", lane: Zip2.Lane1.self)) == #"value((1, "a"))"#)
         #expect(describe(state.delivered(.none, &calls)) == "idle")
         for value in [2, 3] { _ = state.receive(value, lane: Zip2.Lane0.self) }
-        for value in ["b", "c"] { #expect(describe(state.receive(value, lane: Zip2.Lane1.self)) == "idle") }
-        #expect(describe(state.request(.max(2), &calls)) == #"value((2, "b"))"#)
-        #expect(describe(state.delivered(.none, &calls)) == #"value((3, "c"))"#)
+        #expect(describe(state.receive("b", lane: Zip2.Lane1.self)) == #"value((2, "b"))"#)
+        #expect(describe(state.delivered(.none, &calls)) == "idle")
+        #expect(describe(state.receive("c", lane: Zip2.Lane1.self)) == #"value((3, "c"))"#)
         #expect(describe(state.delivered(.none, &calls)) == "idle")
         #expect(state.demand == .none)
+        #expect(describe(state.request(.max(2), &calls)) == "idle")
+    }
+
+    /// As Apple's, the demand the downstream adds while receiving a tuple that a value of upstream
+    /// `i` completed — returned from `receive(_:)` or requested from inside it — is handed back
+    /// for upstream `i` (to return from its `receive(_:)`), and requested from the others.
+    @Test func zipGivesTheDemandAddedDuringADeliveryBackToTheUpstreamThatStartedIt() {
+        let (initial, subscriptions) = started(Zip2.self)
+        var state = initial
+        var calls = CombiningCalls()
+        _ = state.request(.max(1), &calls)
+        _ = state.receive(1, lane: Zip2.Lane0.self)
+        #expect(describe(state.receive("a", lane: Zip2.Lane1.self)) == #"value((1, "a"))"#)
+        calls = CombiningCalls()
+        #expect(describe(state.request(.max(5), &calls)) == "idle")  // from inside receive(_:)
+        #expect(upstreams(calls) == ids([subscriptions[0]]))
+        #expect(calls.demand == .max(5))
+        calls = CombiningCalls()
+        #expect(describe(state.delivered(.max(2), &calls)) == "idle")
+        #expect(upstreams(calls) == ids([subscriptions[0]]))
+        #expect(calls.demand == .max(2))
+        #expect(calls.returned == .max(7))
+        #expect(state.demand == .max(7))
+        // The delivery is over: a request goes to every upstream again.
+        calls = CombiningCalls()
+        _ = state.request(.max(1), &calls)
+        #expect(upstreams(calls) == ids(subscriptions))
+        #expect(calls.returned == .none)
+    }
+
+    /// Nothing is handed back when the delivery was not started by a value (a request, here), and
+    /// combineLatest never hands anything back.
+    @Test func onlyZipsValueStartedDeliveriesHandDemandBack() {
+        let (zipInitial, zipSubscriptions) = started(Zip2.self)
+        var zip = zipInitial
+        var calls = CombiningCalls()
+        _ = zip.receive(1, lane: Zip2.Lane0.self)
+        #expect(describe(zip.receive("a", lane: Zip2.Lane1.self)) == #"value((1, "a"))"#)
+        calls = CombiningCalls()
+        #expect(describe(zip.delivered(.max(1), &calls)) == "idle")
+        #expect(upstreams(calls) == ids([zipSubscriptions[0]]))
+        #expect(calls.returned == .max(1))
+
+        let (initial, subscriptions) = started(Latest2.self)
+        var latest = initial
+        calls = CombiningCalls()
+        _ = latest.request(.max(1), &calls)
+        _ = latest.receive(1, lane: Latest2.Lane0.self)
+        #expect(describe(latest.receive("a", lane: Latest2.Lane1.self)) == #"value((1, "a"))"#)
+        calls = CombiningCalls()
+        #expect(describe(latest.delivered(.max(1), &calls)) == "idle")
+        #expect(upstreams(calls) == ids(subscriptions))
+        #expect(calls.returned == .none)
     }
 
     @Test func requestsAndReturnedDemandGoToEveryLiveUpstream() {

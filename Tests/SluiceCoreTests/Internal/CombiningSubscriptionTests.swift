@@ -28,9 +28,9 @@ struct CombiningSubscriptionTests {
         #expect(subscriber.eventDescriptions == ["subscription(Zip)", "finished"])
     }
 
-    @Test func zipNeverPublishesMoreThanRequestedUnderConcurrentRequestsAndSends() {
-        // ManualPublishers send whether or not there is demand, so only the engine limits the
-        // output to what was requested.
+    @Test func zipPublishesEveryPairInOrderUnderConcurrentRequestsAndSends() {
+        // ManualPublishers send whether or not there is demand; as Apple's, zip delivers every
+        // complete pair whatever the demand, one at a time and in order.
         let a = ManualPublisher<Int, Never>()
         let b = ManualPublisher<Int, Never>()
         let sink = RecordingSink<(Int, Int)>(initialDemand: .none)
@@ -42,19 +42,24 @@ struct CombiningSubscriptionTests {
         a.zip(b).subscribe(recorder)
         let sends = 1_000
         let requests = 400
+        let returnedToA = Shared(Subscribers.Demand.none)
+        let returnedToB = Shared(Subscribers.Demand.none)
         DispatchQueue.concurrentPerform(iterations: 3) { thread in
             switch thread {
-            case 0: for value in 1...sends { a.send(value) }
-            case 1: for value in 1...sends { b.send(value) }
+            case 0: returnedToA.value = (1...sends).reduce(.none) { demand, value in demand + a.send(value) }
+            case 1: returnedToB.value = (1...sends).reduce(.none) { demand, value in demand + b.send(value) }
             default: for _ in 0..<requests { subscription.value?.request(.max(1)) }
             }
         }
         let values = sink.values
-        #expect(values.count == requests)
-        #expect(values.map(\.0) == Array(1...requests))
+        #expect(values.count == sends)
+        #expect(values.map(\.0) == Array(1...sends))
         #expect(values.allSatisfy { $0.0 == $0.1 })
         #expect(sink.detector.overlaps == 0)
-        #expect(a.subscription.totalDemand == .max(requests))
+        // Each request reaches both upstreams: requested, or — made while a value of that upstream
+        // was being delivered — returned from its receive(_:).
+        #expect(a.subscription.totalDemand + returnedToA.value == .max(requests))
+        #expect(b.subscription.totalDemand + returnedToB.value == .max(requests))
     }
 
     @Test func combineLatestNeverPublishesMoreThanRequestedUnderConcurrentRequestsAndSends() {

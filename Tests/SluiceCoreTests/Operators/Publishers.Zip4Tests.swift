@@ -71,7 +71,7 @@ struct Zip4Tests {
         #expect(subscriber.eventDescriptions == ["subscription(Zip)", "failure(TestError(code: 6))"])
     }
 
-    @Test func limitedDemandIsRequestedFromEachUpstreamAndHonoured() {
+    @Test func limitedDemandIsRequestedFromEachUpstreamAndTuplesGoAsSoonAsComplete() {
         let a = ManualPublisher<Int, Never>()
         let b = ManualPublisher<Int, Never>()
         let c = ManualPublisher<Int, Never>()
@@ -82,18 +82,18 @@ struct Zip4Tests {
         for value in 1...5 { b.send(value) }
         for value in 1...5 { c.send(value) }
         for value in 1...5 { d.send(value) }
-        #expect(tupleStrings(subscriber) == ["(1, 1, 1, 1)", "(2, 2, 2, 2)", "(3, 3, 3, 3)"])
+        // As Apple's, every complete tuple goes, even beyond the demand (ManualPublisher ignores it).
+        #expect(tupleStrings(subscriber) == ["(1, 1, 1, 1)", "(2, 2, 2, 2)", "(3, 3, 3, 3)", "(4, 4, 4, 4)", "(5, 5, 5, 5)"])
         #expect(a.subscription.requests == [.max(3)])
         #expect(b.subscription.requests == [.max(3)])
         #expect(c.subscription.requests == [.max(3)])
         #expect(d.subscription.requests == [.max(3)])
         subscriber.request(.max(1))
-        #expect(tupleStrings(subscriber).last == "(4, 4, 4, 4)")
         #expect(a.subscription.requests == [.max(3), .max(1)])
         #expect(b.subscription.requests == [.max(3), .max(1)])
         #expect(c.subscription.requests == [.max(3), .max(1)])
         #expect(d.subscription.requests == [.max(3), .max(1)])
-        #expect(subscriber.values.count == 4)
+        #expect(subscriber.values.count == 5)
     }
 
     @Test func cancellingCancelsEveryUpstreamAndStopsEvents() {
@@ -122,7 +122,9 @@ struct Zip4Tests {
         let c = PassthroughSubject<Int, Never>()
         let d = PassthroughSubject<Int, Never>()
         let subjects = [a, b, c, d]
-        let subscriber = TestSubscriber<(Int, Int, Int, Int), Never>(initialDemand: .max(1))
+        // The last upstream completes each tuple: as Apple's, it gets the re-entrant request back
+        // only when its receive(_:) returns, so it needs demand of its own for what is sent meanwhile.
+        let subscriber = TestSubscriber<(Int, Int, Int, Int), Never>(initialDemand: .max(3))
         subscriber.onValue = { value, subscriber in
             if value.0 < 3 {
                 subscriber.request(.max(1))

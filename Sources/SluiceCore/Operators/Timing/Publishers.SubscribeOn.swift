@@ -1,9 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension Publishers {
     /// A publisher that receives elements from an upstream publisher on a specific scheduler.
     ///
     /// Subscribing to the upstream, and every request and cancel sent to it, are scheduled on the
     /// scheduler (`schedule(options:_:)`); values and the completion come straight through, on
     /// whatever thread the upstream sends them.
+    ///
+    /// As Apple's, it does not allow a request to re-enter it while it is passing one to the
+    /// upstream on the same thread: a request made from inside the upstream's `request(_:)` — by
+    /// the upstream itself, or by the subscriber receiving values the upstream sends from inside
+    /// it — stops the program when the scheduler runs it at once (`ImmediateScheduler`). On a
+    /// scheduler that runs it later, the request simply waits its turn.
     public struct SubscribeOn<Upstream: Publisher, Context: Scheduler>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -52,6 +66,8 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
     @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
     @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
     @exclusivity(unchecked) @usableFromInline var completed = false
+    /// The thread passing a request to the upstream (see ``requestUpstream(_:_:)``); 0 when none.
+    @exclusivity(unchecked) @usableFromInline var requestingThread: UInt = 0
     @usableFromInline let schedule: (@escaping () -> Void) -> Void
 
     @inlinable
@@ -100,7 +116,26 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
             guard let downstream, let upstream else { return nil }
             return (upstream, downstream)
         }) else { return }
-        schedule { withExtendedLifetime(downstream) { upstream.request(demand) } }
+        schedule { withExtendedLifetime(downstream) { self.requestUpstream(upstream, demand) } }
+    }
+
+    /// Passes a scheduled request to the upstream. Apple's operator holds a lock that is not
+    /// re-entrant while it does, so a request that comes back on the same thread before the
+    /// upstream's `request(_:)` has returned traps there; this one traps the same way (and lets a
+    /// request on another thread go ahead rather than wait).
+    @usableFromInline
+    func requestUpstream(_ upstream: any Subscription, _ demand: Subscribers.Demand) {
+        let thread = currentThreadIdentity()
+        let claimed = lock.withLock { () -> Bool in
+            precondition(requestingThread != thread,
+                         "subscribe(on:): request(_:) re-entered from inside the upstream's request(_:) "
+                             + "on the same thread (a recursive request, which Combine does not allow)")
+            guard requestingThread == 0 else { return false }
+            requestingThread = thread
+            return true
+        }
+        upstream.request(demand)
+        if claimed { lock.withLock { requestingThread = 0 } }
     }
 
     @inlinable
@@ -121,6 +156,16 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
     @usableFromInline var playgroundDescription: Any { description }
 
     @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
+/// A number identifying the calling thread while it runs (never 0).
+@usableFromInline
+func currentThreadIdentity() -> UInt {
+    #if canImport(Glibc)
+    UInt(pthread_self())  // an integer there
+    #else
+    UInt(bitPattern: pthread_self())  // a pointer on Darwin and Musl
+    #endif
 }
 
 extension Publisher {
