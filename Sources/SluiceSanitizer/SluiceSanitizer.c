@@ -25,3 +25,7 @@ bool sluice_tsan_active(void) { return false; }
 void sluice_tsan_acquire(void *address) { (void)address; }
 void sluice_tsan_release(void *address) { (void)address; }
 #endif
+
+static _Thread_local char sluice_thread_marker;
+
+uintptr_t sluice_current_thread_id(void) { return (uintptr_t)&sluice_thread_marker; }

@@ -7,8 +7,9 @@ extension Publishers {
     ///
     /// Subscribers attach to a `PassthroughSubject` (through subscriptions named "Multicast", each
     /// with its own demand; a subscriber without demand when a value arrives does not receive it);
-    /// `connect()` subscribes that subject to the upstream, asking for `.unlimited`. Copies of a
-    /// `MakeConnectable` share the subject and the connection.
+    /// `connect()` subscribes that subject to the upstream, asking for `.unlimited`, and returns an
+    /// ``AnyCancellable``: releasing it disconnects, as in Apple's Combine. Copies of a
+    /// `MakeConnectable` share the subject.
     ///
     /// Use the ``Publisher/makeConnectable()`` operator to wrap an upstream publisher with an
     /// instance of this publisher.
@@ -36,8 +37,11 @@ extension Publishers {
         }
 
         /// Connects to the upstream publisher, allowing it to produce elements, and returns an
-        /// instance with which to cancel publishing. While connected, calling it again returns the
-        /// same connection.
+        /// instance with which to cancel publishing.
+        ///
+        /// The instance is an ``AnyCancellable``: cancelling or releasing it disconnects, so keep it
+        /// for as long as the publisher is to stay connected. Each call subscribes to the upstream
+        /// again, with a connection of its own.
         ///
         /// - Returns: A ``Cancellable`` instance that you use to cancel publishing.
         public func connect() -> any Cancellable {

@@ -10,10 +10,11 @@ extension Publishers {
     /// ``upstream``. Each subscriber receives a subscription of its own (named "Multicast"), with
     /// its own demand, served by the subject: a `PassthroughSubject` drops a value for a subscriber
     /// that has no demand for it, as it always does. The subject itself requests `.unlimited` from
-    /// the upstream.
+    /// the upstream. ``connect()`` returns an ``AnyCancellable``: the multicast stays connected for
+    /// as long as that connection is kept (releasing it disconnects, as in Apple's Combine).
     ///
-    /// Thread-safe: concurrent subscribers and `connect()` calls make exactly one subject and, while
-    /// connected, exactly one upstream subscription.
+    /// Thread-safe: concurrent subscribers and `connect()` calls make exactly one subject, and each
+    /// `connect()` exactly one upstream subscription.
     public final class Multicast<Upstream: Publisher, SubjectType: Subject>: ConnectablePublisher, @unchecked Sendable
     where Upstream.Failure == SubjectType.Failure, Upstream.Output == SubjectType.Output {
         /// The kind of values published by this publisher: the upstream's.
@@ -30,15 +31,13 @@ extension Publishers {
         /// subscriber then shares that subject.
         public let createSubject: () -> SubjectType
 
-        /// Guards `subject` and `connection`; never held while calling out.
+        /// Guards `subject`; never held while calling out.
         let lock = Lock()
         /// Serialises the one call of `createSubject` (like a `lazy` initialiser, it is held
         /// while the closure runs, so that concurrent first subscribers share one subject).
         let creationLock = Lock()
         /// The subject, once made. Guarded by `lock`.
         var subject: SubjectType?
-        /// The live connection, until it is cancelled. Guarded by `lock`.
-        var connection: Connection?
 
         /// Creates a multicast publisher that applies a closure to create a subject that delivers
         /// elements to subscribers.
@@ -53,27 +52,29 @@ extension Publishers {
         }
 
         /// Attaches the subscriber to the subject, through a subscription of its own named
-        /// "Multicast". Values flow once the multicast is connected.
+        /// "Multicast" (which keeps the subject alive until it is cancelled or completes). Values
+        /// flow once the multicast is connected.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            sharedSubject().receive(subscriber: RelaySubscription(downstream: subscriber, name: "Multicast"))
+            let subject = sharedSubject()
+            subject.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Multicast", keepAlive: subject))
         }
 
         /// Subscribes the subject to the upstream publisher, allowing it to produce elements, and
         /// returns the connection.
         ///
-        /// Cancelling the returned instance cancels the upstream subscription (the subscribers stay
-        /// attached to the subject, and a later `connect()` subscribes the subject again). As in
-        /// Apple's Combine, every call subscribes the subject to the upstream again, even while an
-        /// earlier connection is in place: each returns its own connection.
+        /// As in Apple's Combine, the connection is an ``AnyCancellable``: cancelling it, or
+        /// releasing it, cancels the upstream subscription (so keep it for as long as the multicast
+        /// is to stay connected). The subscribers stay attached to the subject, and a later
+        /// `connect()` subscribes the subject again. Every call subscribes the subject to the
+        /// upstream again, even while an earlier connection is in place: each returns its own
+        /// connection. The connection does not keep the subject alive.
         ///
         /// - Returns: A ``Cancellable`` that disconnects the subject from the upstream.
         public func connect() -> any Cancellable {
-            let subject = sharedSubject()
-            let connection = Connection(owner: self, subject: subject)
-            lock.withLock { self.connection = connection }
-            upstream.receive(subscriber: connection.bridge)
-            return connection
+            let bridge = SubjectSubscriber(weakly: sharedSubject())
+            upstream.receive(subscriber: bridge)
+            return AnyCancellable(bridge)
         }
 
         /// The subject, made on first use.
@@ -87,42 +88,6 @@ extension Publishers {
                 return created
             }
         }
-
-        /// Forgets `connection` once it is cancelled, so that the next `connect()` makes a new one.
-        func disconnected(_ connection: Connection) {
-            let released = lock.withLock { () -> Connection? in
-                guard self.connection === connection else { return nil }
-                defer { self.connection = nil }
-                return self.connection
-            }
-            _ = released  // released outside the lock
-        }
-    }
-}
-
-extension Publishers.Multicast {
-    /// One connection of the subject to the upstream: the subject bridge subscribed upstream.
-    final class Connection: Cancellable, CustomStringConvertible, @unchecked Sendable {
-        /// The subscriber that feeds the subject; it holds the upstream subscription.
-        let bridge: SubjectSubscriber<SubjectType>
-        /// The multicast to tell when cancelled. Weak: the multicast holds its live connection.
-        /// Written once, in `init`.
-        weak var owner: Publishers.Multicast<Upstream, SubjectType>?
-
-        init(owner: Publishers.Multicast<Upstream, SubjectType>, subject: SubjectType) {
-            bridge = SubjectSubscriber(subject)
-            self.owner = owner
-        }
-
-        /// Cancels the upstream subscription and releases the subject; idempotent. The multicast
-        /// forgets this connection first, so that a `connect()` racing with the cancel makes a new
-        /// connection rather than returning this dying one.
-        func cancel() {
-            owner?.disconnected(self)
-            bridge.cancel()
-        }
-
-        var description: String { "Multicast.Connection" }
     }
 }
 
@@ -136,7 +101,8 @@ extension Publisher {
     ///
     /// The closure runs once, when the first subscriber attaches or at the first `connect()`; all
     /// subscribers share the subject it returns. Because the multicast publisher is a
-    /// ``ConnectablePublisher``, publishing only begins after a call to `connect()`.
+    /// ``ConnectablePublisher``, publishing only begins after a call to `connect()`; keep the
+    /// connection it returns, as releasing it disconnects.
     ///
     /// ```swift
     /// let pub = ["First", "Second", "Third"].publisher

@@ -11,7 +11,9 @@ extension Publishers {
     /// - Each subscriber has its own demand, served by the subject: a subscriber without demand
     ///   when a value arrives does not receive it. The upstream is asked for `.unlimited`.
     /// - When the upstream completes, every subscriber receives the completion, and so does any
-    ///   later subscriber, at once; the upstream is not subscribed again.
+    ///   later subscriber, at once; the upstream is not subscribed again as long as one of the
+    ///   subscribers has not cancelled (a subscriber counts until it cancels, completed or not, as
+    ///   in Apple's Combine).
     /// - When every subscriber has cancelled, the upstream subscription is cancelled; a later
     ///   subscriber subscribes to the upstream anew (through the same subject).
     ///

@@ -1,6 +1,11 @@
-/// Connects an upstream publisher to a subject (``Publisher/subscribe(_:)-(S)``): it hands the
-/// subject a subscription (itself) through which the subject requests demand, forwards values and
-/// the completion, and cancels upstream when its `AnyCancellable` is cancelled.
+/// Connects an upstream publisher to a subject (``Publisher/subscribe(_:)-(S)``, and each
+/// connection of a ``Publishers/Multicast``): it hands the subject a subscription (itself) through
+/// which the subject requests demand, forwards values and the completion, and cancels upstream when
+/// its `AnyCancellable` is cancelled.
+///
+/// As Apple's Combine: a completion that arrives before the upstream subscription is ignored. A
+/// multicast's connection holds its subject weakly (``init(weakly:)``): it does not keep the subject
+/// alive, the multicast and the subject's subscribers do.
 final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStringConvertible, CustomReflectable,
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
@@ -8,29 +13,43 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
     typealias Failure = S.Failure
 
     private let lock = Lock()
+    // Guarded by `lock`; at most one of the two is set.
     private var subject: S?
+    private weak var weakSubject: S?
     private var upstream = UpstreamStatus()
 
+    /// A bridge that keeps `subject` alive until it is cancelled or completes.
     init(_ subject: S) {
         self.subject = subject
     }
 
+    /// A bridge that does not keep `subject` alive.
+    init(weakly subject: S) {
+        weakSubject = subject
+    }
+
+    /// The subject, if it is still there. Call with the lock held.
+    private var target: S? { subject ?? weakSubject }
+
     func receive(subscription: any Subscription) {
-        let (accepted, subject) = lock.withLock { (upstream.attach(subscription), self.subject) }
+        let (accepted, subject) = lock.withLock { (upstream.attach(subscription), target) }
         guard accepted, let subject else { return subscription.cancel() }
         subject.send(subscription: self)
     }
 
     func receive(_ input: S.Output) -> Subscribers.Demand {
-        lock.withLock { upstream.isTerminal ? nil : subject }?.send(input)
+        lock.withLock { upstream.isTerminal ? nil : target }?.send(input)
         return .none
     }
 
     func receive(completion: Subscribers.Completion<S.Failure>) {
         let subject = lock.withLock { () -> S? in
-            guard upstream.finish() else { return nil }
-            defer { self.subject = nil }
-            return self.subject
+            guard upstream.subscription != nil, upstream.finish() else { return nil }
+            defer {
+                self.subject = nil
+                weakSubject = nil
+            }
+            return target
         }
         subject?.send(completion: completion)
     }
@@ -42,8 +61,11 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
 
     func cancel() {
         let (subscription, subject) = lock.withLock { () -> ((any Subscription)?, S?) in
-            defer { self.subject = nil }
-            return (upstream.detach(), self.subject)
+            defer {
+                self.subject = nil
+                weakSubject = nil
+            }
+            return (upstream.detach(), target)
         }
         subscription?.cancel()
         // Our own subjects keep the subscriptions handed to them until they complete: let go of
@@ -55,7 +77,7 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
 
     var description: String { "Subject" }
     var customMirror: Mirror {
-        let (subject, upstream) = lock.withLock { (self.subject, self.upstream.subscription) }
+        let (subject, upstream) = lock.withLock { (target, self.upstream.subscription) }
         return Mirror(self, children: ["downstreamSubject": subject as Any, "upstreamSubscription": upstream as Any])
     }
     var playgroundDescription: Any { description }

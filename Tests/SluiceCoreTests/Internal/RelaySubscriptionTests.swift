@@ -2,12 +2,8 @@
 import SluiceTesting
 import Testing
 
-/// Counts the cancellations a relay reports.
-private final class Owner: RelayOwner, @unchecked Sendable {
-    private let count = Shared(0)
-    var cancellations: Int { count.value }
-    func relayCancelled() { count.mutate { $0 += 1 } }
-}
+/// An object whose release a weak reference watches.
+private final class KeptAlive {}
 
 @Suite("RelaySubscription")
 struct RelaySubscriptionTests {
@@ -27,14 +23,6 @@ struct RelaySubscriptionTests {
         #expect(subscriber.eventDescriptions == ["subscription(Multicast)", "value(1)", "failure(TestError(code: 9))"])
     }
 
-    @Test func anUnnamedRelayReturnsTheDemandFromReceive() {
-        let upstream = ManualPublisher<Int, TestError>()
-        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(2), demandPerValue: .max(3))
-        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: nil))
-        #expect(upstream.send(1) == .max(3))
-        #expect(upstream.subscription.requests == [.max(2)])
-    }
-
     @Test func aNamedRelaysMirrorHasNoChildren() {
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<Int, Never>()
@@ -44,35 +32,37 @@ struct RelaySubscriptionTests {
             == "Multicast")
     }
 
-    @Test func takesTheUpstreamSubscriptionsDescriptionWhenUnnamed() {
+    @Test func cancelCancelsUpstreamOnceAndReleasesWhatItKeepsAlive() {
         let upstream = ManualPublisher<Int, Never>()
         let subscriber = TestSubscriber<Int, Never>()
-        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: nil))
-        #expect(String(describing: subscriber.subscription!) == "ManualSubscription")
-    }
-
-    @Test func cancelCancelsUpstreamAndTellsTheOwnerOnce() {
-        let upstream = ManualPublisher<Int, Never>()
-        let owner = Owner()
-        let subscriber = TestSubscriber<Int, Never>()
-        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Relay", owner: owner))
+        weak var weakKept: KeptAlive?
+        do {
+            let kept = KeptAlive()
+            weakKept = kept
+            upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Relay", keepAlive: kept))
+        }
+        #expect(weakKept != nil)
         let subscription = subscriber.subscription!
         subscription.cancel()
         subscription.cancel()
         upstream.send(1)
         #expect(upstream.subscription.cancelCount == 1)
-        #expect(owner.cancellations == 1)
+        #expect(weakKept == nil)
         #expect(subscriber.values.isEmpty)
     }
 
-    @Test func completionDoesNotTellTheOwner() {
+    @Test func completionReleasesWhatItKeepsAlive() {
         let upstream = ManualPublisher<Int, Never>()
-        let owner = Owner()
         let subscriber = TestSubscriber<Int, Never>()
-        upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Relay", owner: owner))
+        weak var weakKept: KeptAlive?
+        do {
+            let kept = KeptAlive()
+            weakKept = kept
+            upstream.receive(subscriber: RelaySubscription(downstream: subscriber, name: "Relay", keepAlive: kept))
+        }
+        #expect(weakKept != nil)
         upstream.send(completion: .finished)
-        subscriber.subscription?.cancel()
-        #expect(owner.cancellations == 0)
+        #expect(weakKept == nil)
         #expect(subscriber.completion == .finished)
     }
 

@@ -3,6 +3,20 @@ import Dispatch
 import SluiceTesting
 import Testing
 
+/// A connectable publisher that keeps its last subscriber and sends it nothing by itself (not even
+/// a subscription), for the tests that drive that subscriber by hand.
+private final class HoldingConnectable: ConnectablePublisher, @unchecked Sendable {
+    typealias Output = Int
+    typealias Failure = TestError
+    private(set) var subscriber: AnySubscriber<Int, TestError>?
+    private(set) var erasedSubscriber: Any?
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == TestError {
+        self.subscriber = AnySubscriber(subscriber)
+        erasedSubscriber = subscriber
+    }
+    func connect() -> any Cancellable { AnyCancellable {} }
+}
+
 @Suite("Publishers.Autoconnect")
 struct AutoconnectTests {
     @Test func connectsOnTheFirstSubscriptionOnly() {
@@ -201,7 +215,7 @@ struct AutoconnectTests {
         }
     }
 
-    @Test func concurrentSubscribeAndCancelKeepAtMostOneConnection() {
+    @Test func concurrentSubscribeAndCancelDisconnectEveryConnection() {
         for _ in 0..<50 {
             let connectable = ConnectCounter(connectable: PassthroughSubject<Int, Never>().makeConnectable())
             let auto = connectable.autoconnect()
@@ -212,10 +226,100 @@ struct AutoconnectTests {
                     subscriber.cancel()
                 }
             }
-            #expect(connectable.maxLive == 1)
             #expect(connectable.connects >= 1)
             #expect(connectable.connects == connectable.disconnects)
         }
+    }
+
+    @Test func aSubscriberArrivingReentrantlyWhileConnectingConnectsAgain() {
+        // As Apple's: the first subscriber subscribes another from its receive(subscription:),
+        // before the first connect(); both connect, the last connection replaces the first
+        // (released, not cancelled) and counts one subscriber.
+        let upstream = ManualPublisher<Int, Never>()
+        let connectable = ConnectCounter(manual: upstream)
+        let auto = connectable.autoconnect()
+        let inner = TestSubscriber<Int, Never>()
+        let outer = TestSubscriber<Int, Never>()
+        outer.onSubscription = { _ in auto.subscribe(inner) }
+        auto.subscribe(outer)
+        #expect(connectable.connects == 2)
+        #expect(connectable.disconnects == 0)
+        outer.cancel()
+        #expect(connectable.disconnects == 1)
+        inner.cancel()
+        #expect(connectable.disconnects == 1)
+        #expect(upstream.subscription.cancelCount == 2)
+    }
+
+    @Test func aValueOrACompletionBeforeTheSubscriptionPassesThrough() {
+        // As Apple's: the "Autoconnect" subscriber forwards whatever arrives, demand included.
+        let upstream = HoldingConnectable()
+        let subscriber = TestSubscriber<Int, TestError>(demandPerValue: .max(42))
+        upstream.autoconnect().subscribe(subscriber)
+        #expect(upstream.subscriber!.receive(7) == .max(42))
+        upstream.subscriber!.receive(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["value(7)", "finished"])
+    }
+
+    @Test func everyCancelReachesTheUpstreamAndCountsOnce() {
+        let upstream = ManualPublisher<Int, TestError>()
+        let connectable = ConnectCounter(manual: upstream)
+        let auto = connectable.autoconnect()
+        let first = TestSubscriber<Int, TestError>()
+        let second = TestSubscriber<Int, TestError>()
+        auto.subscribe(first)
+        auto.subscribe(second)
+        let subscription = first.subscription!
+        subscription.cancel()
+        subscription.cancel()
+        #expect(upstream.subscription.cancelCount == 2)  // as Apple's: each cancel goes upstream
+        #expect(connectable.disconnects == 0)  // but counts once
+        second.subscription!.cancel()
+        #expect(connectable.disconnects == 1)
+    }
+
+    @Test func aCompletedSubscriberCountsUntilItCancels() {
+        // As Apple's: the completion leaves the count alone; the cancel that follows it counts.
+        let upstream = ManualPublisher<Int, TestError>()
+        let connectable = ConnectCounter(manual: upstream)
+        let subscriber = TestSubscriber<Int, TestError>()
+        connectable.autoconnect().subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        upstream.send(completion: .finished)
+        #expect(subscriber.completion == .finished)
+        #expect(connectable.disconnects == 0)
+        subscription.cancel()
+        #expect(connectable.disconnects == 1)
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+
+    @Test func theUpstreamSeesAnAutoconnectSubscriber() {
+        let upstream = HoldingConnectable()
+        let auto = upstream.autoconnect()
+        let subscriber = TestSubscriber<Int, TestError>()
+        auto.subscribe(subscriber)
+        let inner = upstream.erasedSubscriber!
+        #expect((inner as? CustomStringConvertible)?.description == "Autoconnect")
+        #expect((inner as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String == "Autoconnect")
+        #expect(!(inner is any Subscription))
+        let mirror = (inner as? CustomReflectable)?.customMirror
+        #expect(mirror?.children.map(\.label) == ["parent", "downstream"])
+        #expect((mirror?.children.first?.value as AnyObject?) === auto)
+        #expect((mirror?.children.dropFirst().first?.value as AnyObject?) === subscriber)
+    }
+
+    @Test func theSubscriptionShowsTheUpstreamSubscription() {
+        // As Apple's: description, playground description and combineIdentifier are the upstream
+        // subscription's; it has no mirror of its own.
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        ConnectCounter(manual: upstream).autoconnect().subscribe(subscriber)
+        let subscription = subscriber.subscription!
+        #expect(String(describing: subscription) == "ManualSubscription")
+        #expect((subscription as? CustomPlaygroundDisplayConvertible)?.playgroundDescription as? String
+            == "ManualSubscription")
+        #expect(subscription.combineIdentifier == upstream.subscription.combineIdentifier)
+        #expect(!(subscription is CustomReflectable))
     }
 
     @Test func keepsTheContract() async throws {
@@ -251,49 +355,89 @@ struct AutoconnectStateTests {
         return false
     }
 
-    @Test func theFirstSubscriberConnectsAndLaterOnesDoNot() {
-        var state = AutoconnectState()
-        state.subscriberArrived()
-        #expect(isConnect(state.next()))
-        state.subscriberArrived()
-        #expect(isNone(state.next()))  // connecting
-        #expect(isNone(state.connected(Connection())))
-        state.subscriberArrived()
-        #expect(isNone(state.next()))
-    }
-
-    @Test func theLastCancelDisconnects() {
+    @Test func theFirstSubscriberConnectsAndLaterOnesCount() {
         var state = AutoconnectState()
         let connection = Connection()
-        state.subscriberArrived()
-        state.subscriberArrived()
-        _ = state.next()
-        _ = state.connected(connection)
-        #expect(isNone(state.subscriberLeft()))
-        #expect(disconnected(state.subscriberLeft()) === connection)
-        #expect(isNone(state.disconnected()))
-        state.subscriberArrived()
-        #expect(isConnect(state.next()))
+        let first = state.subscriberArriving(on: 1)
+        #expect(first)
+        let (replaced, next) = state.connected(connection)
+        #expect(replaced == nil && isNone(next))
+        let second = state.subscriberArriving(on: 1)
+        let third = state.subscriberArriving(on: 2)
+        #expect(!second && !third)
+        #expect(state.subscribers == 3)
+        let left1 = state.subscriberLeft()
+        let left2 = state.subscriberLeft()
+        let left3 = state.subscriberLeft()
+        #expect(isNone(left1) && isNone(left2))
+        #expect(disconnected(left3) === connection)
+        let done = state.disconnected(on: 2)
+        #expect(isNone(done))
+        let again = state.subscriberLeft()
+        #expect(isNone(again))  // nothing connected: ignored
+        let reconnects = state.subscriberArriving(on: 1)
+        #expect(reconnects)
     }
 
-    @Test func aCancelWhileConnectingDisconnectsOnceConnected() {
+    @Test func aSubscriberArrivingReentrantlyWhileConnectingConnectsTooAndTheLastConnectionWins() {
+        // As Apple's: the second connection replaces the first (released, not cancelled) and
+        // counts one subscriber.
+        var state = AutoconnectState()
+        let first = Connection()
+        let second = Connection()
+        let outer = state.subscriberArriving(on: 1)
+        let inner = state.subscriberArriving(on: 1)
+        #expect(outer && inner)
+        let (none, innerNext) = state.connected(first)
+        #expect(none == nil && isNone(innerNext))
+        let (replaced, next) = state.connected(second)
+        #expect(replaced as? Connection === first)
+        #expect(isNone(next))
+        #expect(state.subscribers == 1)
+        let left = state.subscriberLeft()
+        #expect(disconnected(left) === second)
+    }
+
+    @Test func aSubscriberFromAnotherThreadWhileConnectingIsCountedForTheConnection() {
+        var state = AutoconnectState()
+        let first = state.subscriberArriving(on: 1)
+        let second = state.subscriberArriving(on: 2)
+        let third = state.subscriberArriving(on: 3)
+        #expect(first && !second && !third)
+        let (replaced, next) = state.connected(Connection())
+        #expect(replaced == nil && isNone(next))
+        #expect(state.subscribers == 3)
+    }
+
+    @Test func everySubscriberLeavingWhileConnectingDisconnectsOnceConnected() {
         var state = AutoconnectState()
         let connection = Connection()
-        state.subscriberArrived()
-        #expect(isConnect(state.next()))
-        #expect(isNone(state.subscriberLeft()))
-        #expect(disconnected(state.connected(connection)) === connection)
-        #expect(isNone(state.disconnected()))
+        let first = state.subscriberArriving(on: 1)
+        let second = state.subscriberArriving(on: 2)
+        #expect(first && !second)
+        let left1 = state.subscriberLeft()
+        let left2 = state.subscriberLeft()
+        #expect(isNone(left1) && isNone(left2))
+        let (_, next) = state.connected(connection)
+        #expect(disconnected(next) === connection)
+        #expect(state.connection == nil)
+        let done = state.disconnected(on: 1)
+        #expect(isNone(done))
     }
 
-    @Test func aSubscriberWhileDisconnectingReconnectsOnceDisconnected() {
+    @Test func aSubscriberArrivingWhileDisconnectingConnectsOnceDisconnected() {
         var state = AutoconnectState()
-        state.subscriberArrived()
-        _ = state.next()
+        let arrives = state.subscriberArriving(on: 1)
+        #expect(arrives)
         _ = state.connected(Connection())
-        #expect(disconnected(state.subscriberLeft()) != nil)
-        state.subscriberArrived()
-        #expect(isNone(state.next()))  // disconnecting
-        #expect(isConnect(state.disconnected()))
+        let left = state.subscriberLeft()
+        #expect(disconnected(left) != nil)
+        let waits = state.subscriberArriving(on: 2)
+        #expect(!waits)  // disconnecting: it waits
+        let next = state.disconnected(on: 1)
+        #expect(isConnect(next))
+        let (_, after) = state.connected(Connection())
+        #expect(isNone(after))
+        #expect(state.subscribers == 1)
     }
 }

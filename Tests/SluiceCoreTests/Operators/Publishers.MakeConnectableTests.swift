@@ -36,18 +36,19 @@ struct MakeConnectableTests {
         #expect(ObjectIdentifier(connection as AnyObject) != ObjectIdentifier(again as AnyObject))
     }
 
-    @Test func copiesShareTheSubjectAndTheConnection() {
+    @Test func copiesShareTheSubject() {
         let upstream = ManualPublisher<Int, Never>()
         let original = upstream.makeConnectable()
         let copy = original
         let subscriber = TestSubscriber<Int, Never>()
         copy.subscribe(subscriber)
-        _ = original.connect()
+        let connection = original.connect()
         #expect(upstream.subscriberCount == 1)
         upstream.send(1)
         #expect(subscriber.values == [1])
-        _ = copy.connect()  // a second connection to the one subject (as in Apple's Combine)
+        let second = copy.connect()  // a second connection to the one subject (as in Apple's Combine)
         #expect(upstream.subscriberCount == 2)
+        withExtendedLifetime((connection, second)) {}
     }
 
     @Test func cancellingTheConnectionCancelsTheUpstreamAndConnectReconnects() {
@@ -62,12 +63,26 @@ struct MakeConnectableTests {
         upstream.send(2)
         #expect(subscriber.values == [1])
         #expect(subscriber.completion == nil)
-        _ = connectable.connect()
+        let again = connectable.connect()
         #expect(upstream.subscriberCount == 2)
         upstream.send(3)
         upstream.send(completion: .finished)
         #expect(subscriber.values == [1, 3])
         #expect(subscriber.completion == .finished)
+        withExtendedLifetime(again) {}
+    }
+
+    @Test func theConnectionIsAnAnyCancellableThatDisconnectsWhenReleased() {
+        // As in Apple's Combine: a connection that is not kept disconnects at once.
+        let upstream = ManualPublisher<Int, Never>()
+        let connectable = upstream.makeConnectable()
+        let subscriber = TestSubscriber<Int, Never>()
+        connectable.subscribe(subscriber)
+        #expect(connectable.connect() is AnyCancellable)
+        #expect(upstream.subscriberCount == 1)
+        #expect(upstream.subscription.cancelCount == 1)
+        upstream.send(1)
+        #expect(subscriber.values.isEmpty)
     }
 
     @Test func limitedAndReturnedDemand() {
@@ -77,13 +92,14 @@ struct MakeConnectableTests {
         let returning = TestSubscriber<Int, Never>(initialDemand: .max(1), demandPerValue: .max(1))
         connectable.subscribe(limited)
         connectable.subscribe(returning)
-        _ = connectable.connect()
+        let connection = connectable.connect()
         upstream.send(1)
         upstream.send(2)
         limited.request(.max(1))
         upstream.send(3)
         #expect(limited.values == [1, 3])
         #expect(returning.values == [1, 2, 3])
+        withExtendedLifetime(connection) {}
     }
 
     @Test func cancellingASubscriberStopsItsEventsOnly() {
@@ -93,7 +109,7 @@ struct MakeConnectableTests {
         let staying = TestSubscriber<Int, Never>()
         connectable.subscribe(leaving)
         connectable.subscribe(staying)
-        _ = connectable.connect()
+        let connection = connectable.connect()
         upstream.send(1)
         leaving.cancel()
         upstream.send(2)
@@ -102,6 +118,7 @@ struct MakeConnectableTests {
         #expect(leaving.completion == nil)
         #expect(staying.values == [1, 2])
         #expect(upstream.subscription.cancelCount == 0)
+        withExtendedLifetime(connection) {}
     }
 
     @Test func reentrantCancelAndRequestFromReceive() {
@@ -118,19 +135,21 @@ struct MakeConnectableTests {
         }
         connectable.subscribe(cancelling)
         connectable.subscribe(requesting)
-        _ = connectable.connect()
+        let kept = connectable.connect()
         #expect(cancelling.values == [1, 2, 3])
         #expect(cancelling.completion == nil)
         #expect(requesting.values == Array(1...6))
         #expect(requesting.completion == .finished)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func releasesTheSubscriberAndTheUpstreamSubscription() {
         let upstream = ManualPublisher<Int, Never>()
         let connectable = upstream.makeConnectable()
-        _ = connectable.connect()
+        let kept = connectable.connect()
         #expect(!subscriberSurvives({ connectable.subscribe($0) }, end: { $0.cancel() }))
         #expect(!subscriberSurvives({ connectable.subscribe($0) }, end: { _ in upstream.send(completion: .finished) }))
+        withExtendedLifetime(kept) {}
 
         let tracked = TrackedPublisher<Int, Never>()
         let other = tracked.makeConnectable()
@@ -166,7 +185,7 @@ struct MakeConnectableTests {
                 if index.isMultiple(of: 2) {
                     connectable.subscribe(subscribers[index / 2])
                 } else {
-                    _ = connectable.connect()
+                    withExtendedLifetime(connectable.connect()) {}
                 }
             }
             #expect(subscribed.value == 4)
@@ -177,15 +196,17 @@ struct MakeConnectableTests {
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify {
             let connectable = (1...30).publisher.makeConnectable()
-            return PublisherContract.Fixture(connectable) { _ = connectable.connect() }
+            let connection = Shared<(any Cancellable)?>(nil)  // kept: releasing it disconnects
+            return PublisherContract.Fixture(connectable) { connection.value = connectable.connect() }
         }
         try await PublisherContract.verify {
             let subject = PassthroughSubject<Int, Never>()
             let connectable = subject.makeConnectable()
             return PublisherContract.Fixture(connectable) {
-                _ = connectable.connect()
+                let connection = connectable.connect()
                 for value in 1...20 { subject.send(value) }
                 subject.send(completion: .finished)
+                withExtendedLifetime(connection) {}
             }
         }
     }

@@ -34,13 +34,14 @@ struct MulticastTests {
         let second = TestSubscriber<Int, TestError>()
         multicast.subscribe(first)
         multicast.subscribe(second)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         upstream.send(1)
         upstream.send(completion: .failure(TestError(code: 7)))
         for subscriber in [first, second] {
             #expect(subscriber.values == [1])
             #expect(subscriber.completion == .failure(TestError(code: 7)))
         }
+        withExtendedLifetime(kept) {}
     }
 
     @Test func nothingFlowsUntilConnect() {
@@ -48,10 +49,11 @@ struct MulticastTests {
         let subscriber = TestSubscriber<Int, Never>()
         multicast.subscribe(subscriber)
         #expect(subscriber.eventDescriptions == ["subscription(Multicast)"])
-        _ = multicast.connect()
+        let kept = multicast.connect()
         #expect(subscriber.eventDescriptions == [
             "subscription(Multicast)", "value(1)", "value(2)", "value(3)", "finished",
         ])
+        withExtendedLifetime(kept) {}
     }
 
     @Test func theSubjectIsCreatedLazilyAndOnce() {
@@ -64,8 +66,9 @@ struct MulticastTests {
         multicast.subscribe(TestSubscriber<Int, TestError>())
         #expect(created.value == 1)
         multicast.subscribe(TestSubscriber<Int, TestError>())
-        _ = multicast.connect()
+        let kept = multicast.connect()
         #expect(created.value == 1)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func connectAloneCreatesTheSubject() {
@@ -75,7 +78,7 @@ struct MulticastTests {
             created.increment()
             return Subject()
         }
-        _ = multicast.connect()
+        let kept = multicast.connect()
         #expect(created.value == 1)
         #expect(upstream.subscriberCount == 1)
         let late = TestSubscriber<Int, TestError>()
@@ -83,6 +86,7 @@ struct MulticastTests {
         upstream.send(5)
         #expect(late.values == [5])
         #expect(created.value == 1)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func multicastSubjectSharesTheGivenSubject() {
@@ -92,10 +96,11 @@ struct MulticastTests {
         let subscriber = TestSubscriber<Int, TestError>()
         multicast.subscribe(subscriber)
         subject.send(1)  // straight into the subject, before any connection
-        _ = multicast.connect()
+        let kept = multicast.connect()
         upstream.send(2)
         #expect(subscriber.values == [1, 2])
         #expect(multicast.createSubject() === subject)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func connectingTwiceSubscribesTwice() {
@@ -137,6 +142,60 @@ struct MulticastTests {
         again.cancel()
     }
 
+    @Test func theConnectionIsAnAnyCancellableThatDisconnectsWhenReleased() {
+        // As in Apple's Combine: a connection that is not kept disconnects at once.
+        let upstream = ManualPublisher<Int, TestError>()
+        let multicast = upstream.multicast { Subject() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        multicast.subscribe(subscriber)
+        #expect(multicast.connect() is AnyCancellable)
+        #expect(upstream.subscriberCount == 1)
+        #expect(upstream.subscription.cancelCount == 1)
+        upstream.send(1)
+        upstream.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Multicast)"])
+    }
+
+    @Test func theConnectionDoesNotKeepTheSubjectAlive() {
+        // As in Apple's Combine: with the multicast and the subject released (and no subscriber),
+        // the subject goes, and cancels its upstream subscription as it goes; cancelling the
+        // connection afterwards is harmless.
+        let upstream = TrackedPublisher<Int, TestError>()
+        weak var weakSubject: Subject?
+        var subject: Subject? = Subject()
+        weakSubject = subject
+        let connection = upstream.multicast(subject: subject!).connect()
+        #expect(upstream.aliveCount == 1)
+        subject = nil
+        #expect(weakSubject == nil)
+        #expect(upstream.cancelCount == 1)
+        connection.cancel()
+        #expect(upstream.cancelCount == 1)
+    }
+
+    @Test func aSubscriberKeepsTheSubjectAliveUntilItCancels() {
+        // The multicast released, its subscribers keep the subject (as Apple's subjects are kept by
+        // their subscriptions), and values still flow while the connection is kept.
+        let upstream = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        weak var weakSubject: Subject?
+        var connection: (any Cancellable)?
+        do {
+            let subject = Subject()
+            weakSubject = subject
+            let multicast = upstream.multicast(subject: subject)
+            multicast.subscribe(subscriber)
+            connection = multicast.connect()
+        }
+        #expect(weakSubject != nil)
+        upstream.send(1)
+        #expect(subscriber.values == [1])
+        subscriber.cancel()
+        #expect(weakSubject == nil)
+        #expect(upstream.subscription.cancelCount == 1)  // by the subject, as it went
+        withExtendedLifetime(connection) {}
+    }
+
     @Test func eachSubscriberHasItsOwnDemand() {
         let upstream = ManualPublisher<Int, TestError>()
         let multicast = upstream.multicast { Subject() }
@@ -144,7 +203,7 @@ struct MulticastTests {
         let unlimited = TestSubscriber<Int, TestError>()
         multicast.subscribe(limited)
         multicast.subscribe(unlimited)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         upstream.send(1)
         upstream.send(2)  // no demand left: a passthrough subject drops it for `limited`
         limited.request(.max(1))
@@ -153,6 +212,7 @@ struct MulticastTests {
         #expect(limited.values == [1, 3])
         #expect(unlimited.values == [1, 2, 3, 4])
         #expect(upstream.subscription.requests == [.unlimited])
+        withExtendedLifetime(kept) {}
     }
 
     @Test func demandReturnedFromReceiveCounts() {
@@ -160,9 +220,10 @@ struct MulticastTests {
         let multicast = upstream.multicast { Subject() }
         let subscriber = TestSubscriber<Int, TestError>(initialDemand: .max(1), demandPerValue: .max(1))
         multicast.subscribe(subscriber)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         for value in 1...4 { upstream.send(value) }
         #expect(subscriber.values == [1, 2, 3, 4])
+        withExtendedLifetime(kept) {}
     }
 
     @Test func cancellingOneSubscriberLeavesTheOthersAndTheUpstream() {
@@ -172,7 +233,7 @@ struct MulticastTests {
         let staying = TestSubscriber<Int, TestError>()
         multicast.subscribe(leaving)
         multicast.subscribe(staying)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         upstream.send(1)
         leaving.cancel()
         upstream.send(2)
@@ -182,6 +243,7 @@ struct MulticastTests {
         #expect(staying.values == [1, 2])
         #expect(staying.completion == .finished)
         #expect(upstream.subscription.cancelCount == 0)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func reentrantCancelAndRequestFromReceive() {
@@ -198,11 +260,12 @@ struct MulticastTests {
         }
         multicast.subscribe(cancelling)
         multicast.subscribe(requesting)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         #expect(cancelling.values == [1, 2])
         #expect(cancelling.completion == nil)
         #expect(requesting.values == Array(1...9))
         #expect(requesting.completion == .finished)
+        withExtendedLifetime(kept) {}
     }
 
     @Test func reentrantConnectFromReceiveSubscribesAgain() {
@@ -214,42 +277,46 @@ struct MulticastTests {
             return .none
         }
         multicast.subscribe(subscriber)
-        _ = multicast.connect()
+        let kept = multicast.connect()
         upstream.send(1)
         #expect(subscriber.values == [1])
         #expect(upstream.subscriberCount == 2)  // each connect() subscribes, as in Apple's Combine
+        withExtendedLifetime(kept) {}
     }
 
     @Test func aPassthroughSubjectStartsTheUpstreamWhenASubscriberRequests() {
         // As Apple's: connected with no subscriber, the PassthroughSubject has asked the upstream
         // for nothing; the first subscriber's demand starts it.
         let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
-        _ = multicast.connect()
+        let kept = multicast.connect()
         let late = TestSubscriber<Int, Never>()
         multicast.subscribe(late)
         #expect(late.eventDescriptions == ["subscription(Multicast)", "value(1)", "value(2)", "value(3)", "finished"])
+        withExtendedLifetime(kept) {}
     }
 
     @Test func aLateSubscriberGetsTheCompletion() {
         let multicast = (1...3).publisher.multicast { PassthroughSubject<Int, Never>() }
-        _ = multicast.connect()
+        let kept = multicast.connect()
         let first = TestSubscriber<Int, Never>()
         multicast.subscribe(first)
         let late = TestSubscriber<Int, Never>()
         multicast.subscribe(late)
         #expect(late.eventDescriptions == ["subscription(Multicast)", "finished"])
+        withExtendedLifetime(kept) {}
     }
 
     @Test func releasesTheSubscriber() {
         let upstream = ManualPublisher<Int, TestError>()
         let multicast = upstream.multicast { Subject() }
-        _ = multicast.connect()
+        let kept = multicast.connect()
         #expect(!subscriberSurvives({ multicast.subscribe($0) }, end: { $0.cancel() }))
         #expect(!subscriberSurvives({ multicast.subscribe($0) }, end: { _ in upstream.send(completion: .finished) }))
         let failing = ManualPublisher<Int, TestError>()
         let other = failing.multicast { Subject() }
-        _ = other.connect()
+        let kept2 = other.connect()
         #expect(!subscriberSurvives({ other.subscribe($0) }, end: { _ in failing.send(completion: .failure(TestError())) }))
+        withExtendedLifetime((kept, kept2)) {}
     }
 
     @Test func aDisconnectedMulticastReleasesTheUpstreamSubscription() {
@@ -319,13 +386,15 @@ struct MulticastTests {
     @Test func keepsTheContract() async throws {
         try await PublisherContract.verify {
             let multicast = (1...30).publisher.multicast { PassthroughSubject<Int, Never>() }
-            return PublisherContract.Fixture(multicast) { _ = multicast.connect() }
+            let connection = Shared<(any Cancellable)?>(nil)  // kept: releasing it disconnects
+            return PublisherContract.Fixture(multicast) { connection.value = multicast.connect() }
         }
         try await PublisherContract.verify {
             let source = PassthroughSubject<Int, TestError>()
             let multicast = source.multicast { Subject() }
             return PublisherContract.Fixture(multicast) {
-                _ = multicast.connect()
+                let connection = multicast.connect()
+                defer { withExtendedLifetime(connection) {} }
                 for value in 1...20 { source.send(value) }
                 source.send(completion: .failure(TestError()))
             }

@@ -3,6 +3,17 @@ import SluiceCore
 import SluiceTesting
 import Testing
 
+/// A publisher that keeps its last subscriber and sends it nothing by itself (not even a
+/// subscription).
+private final class SilentPublisher: Publisher, @unchecked Sendable {
+    typealias Output = Int
+    typealias Failure = Never
+    private(set) var subscriber: AnySubscriber<Int, Never>?
+    func receive<S: Subscriber>(subscriber: S) where S.Input == Int, S.Failure == Never {
+        self.subscriber = AnySubscriber(subscriber)
+    }
+}
+
 @Suite("Publishers.Share")
 struct ShareTests {
     @Test func connectsOnTheFirstSubscriberAndSharesOneUpstreamSubscription() {
@@ -165,6 +176,32 @@ struct ShareTests {
             #expect(upstream.aliveCount == 0)
         }
         #expect(weakShare == nil)
+    }
+
+    @Test func aCompletionBeforeTheUpstreamSubscriptionIsIgnored() {
+        // As Apple's: the subject bridge passes a completion on only once it has its subscription.
+        let upstream = SilentPublisher()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.share().subscribe(subscriber)
+        upstream.subscriber?.receive(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(Multicast)"])
+    }
+
+    @Test func aSubscriberKeepsTheShareGoingOnceTheShareIsReleased() {
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        weak var weakShare: Publishers.Share<ManualPublisher<Int, Never>>?
+        do {
+            let shared = upstream.share()
+            weakShare = shared
+            shared.subscribe(subscriber)
+        }
+        #expect(weakShare == nil)
+        upstream.send(1)
+        upstream.send(2)
+        #expect(subscriber.values == [1, 2])
+        subscriber.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
     }
 
     @Test func descriptions() {

@@ -96,6 +96,53 @@ struct SubjectSubscriberTests {
         #expect(upstream.subscription.requests == [.unlimited])
     }
 
+    @Test func aCompletionBeforeTheSubscriptionIsIgnored() {
+        // As Apple's: the bridge passes a completion on only once it has its subscription.
+        let subject = PassthroughSubject<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        subject.subscribe(subscriber)
+        let bridge = SubjectSubscriber(subject)
+        bridge.receive(completion: .finished)
+        #expect(subscriber.completion == nil)
+        let upstream = ManualPublisher<Int, Never>()
+        upstream.subscribe(bridge)
+        upstream.send(1)
+        upstream.send(completion: .finished)
+        #expect(subscriber.eventDescriptions == ["subscription(PassthroughSubject)", "value(1)", "finished"])
+    }
+
+    @Test func aWeakBridgeDoesNotKeepTheSubjectAlive() {
+        let upstream = ManualPublisher<Int, Never>()
+        weak var weakSubject: PassthroughSubject<Int, Never>?
+        let bridge: SubjectSubscriber<PassthroughSubject<Int, Never>>
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            weakSubject = subject
+            bridge = SubjectSubscriber(weakly: subject)
+            upstream.subscribe(bridge)
+        }
+        #expect(weakSubject == nil)
+        // The subject cancelled its upstream subscriptions as it went.
+        #expect(upstream.subscription.cancelCount == 1)
+        bridge.cancel()
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+
+    @Test func aStrongBridgeKeepsTheSubjectAliveUntilCancelled() {
+        let upstream = ManualPublisher<Int, Never>()
+        weak var weakSubject: PassthroughSubject<Int, Never>?
+        let bridge: SubjectSubscriber<PassthroughSubject<Int, Never>>
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            weakSubject = subject
+            bridge = SubjectSubscriber(subject)
+            upstream.subscribe(bridge)
+        }
+        #expect(weakSubject != nil)
+        bridge.cancel()
+        #expect(weakSubject == nil)
+    }
+
     @Test func description() {
         let bridge = SubjectSubscriber(PassthroughSubject<Int, Never>())
         #expect(String(describing: bridge) == "Subject")
