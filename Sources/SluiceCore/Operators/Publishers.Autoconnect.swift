@@ -1,5 +1,3 @@
-import SluiceSanitizer
-
 extension Publishers {
     /// A publisher that automatically connects to an upstream connectable publisher.
     ///
@@ -53,7 +51,7 @@ extension Publishers {
         @inlinable
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = AutoconnectSubscriber(parent: self, downstream: subscriber)
-            let thread = sluice_current_thread_id()
+            let thread = currentThreadIdentity()
             let connects = lock.withLock { state.subscriberArriving(on: thread) }
             upstream.receive(subscriber: inner)
             if connects { perform(.connect, on: thread) }
@@ -62,7 +60,7 @@ extension Publishers {
         /// One of the subscribers cancelled: disconnects if it was the last one counted.
         @usableFromInline
         func subscriberCancelled() {
-            let thread = sluice_current_thread_id()
+            let thread = currentThreadIdentity()
             perform(lock.withLock { state.subscriberLeft() }, on: thread)
         }
 
@@ -117,7 +115,7 @@ struct AutoconnectState {
     @usableFromInline var connection: (any Cancellable)?
     /// Subscribers counted for `connection` (a completed one still counts until it cancels).
     @usableFromInline var subscribers = 0
-    /// The thread connecting (`sluice_current_thread_id()`), and how many of its `connect()`
+    /// The thread connecting (`currentThreadIdentity()`), and how many of its `connect()`
     /// calls are under way (more than one when re-entrant).
     @usableFromInline var connectingThread: UInt = 0
     @usableFromInline var connecting = 0

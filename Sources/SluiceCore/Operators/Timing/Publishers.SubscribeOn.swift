@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension Publishers {
     /// A publisher that receives elements from an upstream publisher on a specific scheduler.
     ///
@@ -156,16 +148,6 @@ final class SubscribeOnSubscription<Downstream: Subscriber>: Subscriber, Subscri
     @usableFromInline var playgroundDescription: Any { description }
 
     @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
-}
-
-/// A number identifying the calling thread while it runs (never 0).
-@usableFromInline
-func currentThreadIdentity() -> UInt {
-    #if canImport(Glibc)
-    UInt(pthread_self())  // an integer there
-    #else
-    UInt(bitPattern: pthread_self())  // a pointer on Darwin and Musl
-    #endif
 }
 
 extension Publisher {
