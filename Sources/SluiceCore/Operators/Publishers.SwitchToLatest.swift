@@ -91,12 +91,13 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         func attachInner(_ id: Int, _ subscription: any Subscription) {
-            guard let demand = lock.withLock({ state.attachInner(id, subscription) }) else {
+            switch lock.withLock({ state.attachInner(id, subscription) }) {
+            case .request(let demand):
+                if demand != .none { subscription.request(demand) }
+            case .cancel:
                 subscription.cancel()
+            case .ignore:
                 return
-            }
-            if demand != .none {
-                subscription.request(demand)
             }
         }
 
