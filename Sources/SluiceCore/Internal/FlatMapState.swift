@@ -276,7 +276,7 @@ package struct FlatMapState<Output, Failure: Error> {
 
     /// Queues a value that cannot be delivered now. Within the limited demand (behind a delivery
     /// in progress), its inner is replenished at once.
-    @usableFromInline
+    @inlinable
     mutating func enqueue(_ value: Output, from id: FlatMapInnerID) -> Arrival {
         let replenished = demand != .unlimited && demand > buffer.count
         buffer.append((value, id, replenished))

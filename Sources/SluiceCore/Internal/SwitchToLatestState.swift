@@ -166,7 +166,7 @@ package struct SwitchToLatestState<Output, Failure: Error> {
     }
 
     /// Queues a value that arrived during another delivery (re-entrant, or from another thread).
-    @usableFromInline
+    @inlinable
     mutating func enqueue(_ value: Output, from id: Int) {
         if demand <= buffer.count { unwantedValue() }
         buffer.append((value, id))
