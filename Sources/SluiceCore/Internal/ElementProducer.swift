@@ -54,7 +54,9 @@ package protocol ElementStep {
 
     /// Whether the operator asks the upstream for `.unlimited` as soon as it has passed its
     /// subscription downstream, whatever the subscriber requests (as Combine's `replaceEmpty`
-    /// does). The default is `false`: demand passes through.
+    /// does), and also asks a subscription that arrives after an early cancel (which it does not
+    /// cancel, unless ``earlyEvents`` is ``EarlyEventHandling/trap``). The default is `false`:
+    /// demand passes through.
     static var requestsUnlimited: Bool { get }
 
     /// Whether a value that arrives while the subscriber has no outstanding demand stops the
@@ -182,7 +184,13 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
             return (downstream, false)
         }
         guard let target else {
-            if refuse { subscription.cancel() }
+            if refuse {
+                subscription.cancel()
+            } else if Step.requestsUnlimited {
+                // Cancelled before any subscription arrived: Combine's replaceEmpty still asks
+                // this one for everything (nobody receives it).
+                subscription.request(.unlimited)
+            }
             return
         }
         target.receive(subscription: self)

@@ -55,15 +55,17 @@ package struct FlatMapInnerSlot {
 ///   every copy of an `any Subscription` goes through its type's value witnesses.
 /// - Demand to inners: while the downstream demand is `.unlimited`, each inner is asked for
 ///   `.unlimited`; otherwise for `.max(1)` at a time, asking again only once its value has been
-///   delivered. So an inner never has more than one value waiting for downstream demand. When the
-///   demand becomes unlimited (requested, or returned from `receive(_:)`), the inners are raised
-///   to `.unlimited`.
+///   delivered (or, for a value that waits behind a delivery in progress within the demand, at
+///   once: ``Arrival/waitReplenished``). So an inner never has more than one value waiting for
+///   downstream demand. When the demand becomes unlimited (requested, or returned from
+///   `receive(_:)`), the inners are raised to `.unlimited`.
 /// - Serialised delivery: one thread delivers at a time (`isDelivering`). A value that arrives
 ///   while another is being delivered, or without downstream demand, waits in `buffer` and is
 ///   delivered in arrival order by the delivering thread, or by `request(_:)`.
 /// - Completion: `.finished` once the upstream and every inner have finished and nothing waits;
-///   the first failure (upstream or inner) cancels everything else, drops what waits, and is the
-///   only completion. A completion decided while another thread delivers is handed to that thread.
+///   the first failure cancels everything else (an inner's failure leaves the upstream running,
+///   as Apple's Combine does), drops what waits, and is the only completion. A completion decided
+///   while another thread delivers is handed to that thread.
 @usableFromInline
 package struct FlatMapState<Output, Failure: Error> {
     /// Where the state stands with the upstream of publishers.
@@ -77,11 +79,26 @@ package struct FlatMapState<Output, Failure: Error> {
         case finished
     }
 
+    /// What becomes of a value an inner sent (``receiveInner(_:from:)``).
+    @usableFromInline
+    package enum Arrival: Equatable {
+        /// Deliver it now: the caller holds the delivering role.
+        case deliver
+        /// It waits (or was dropped, once terminal); the inner is asked for more once it has been
+        /// delivered.
+        case wait
+        /// It waits for a delivery in progress, within the downstream's demand: the inner gets
+        /// `.max(1)` back at once, as Apple's Combine, which delivers such a value re-entrantly,
+        /// returns it; it is not asked again when the value is delivered.
+        case waitReplenished
+    }
+
     /// What the delivering thread does next.
     @usableFromInline
     package enum Next {
-        /// Deliver this buffered value, sent by that inner.
-        case deliver(Output, inner: FlatMapInnerID)
+        /// Deliver this buffered value, sent by that inner (`replenished`: that inner already got
+        /// its `.max(1)` for it).
+        case deliver(Output, inner: FlatMapInnerID, replenished: Bool)
         /// Deliver the completion; the downstream must be released.
         case complete(Subscribers.Completion<Failure>)
         /// Nothing to deliver: the thread stops delivering.
@@ -100,6 +117,16 @@ package struct FlatMapState<Output, Failure: Error> {
         case complete(Subscribers.Completion<Failure>, cancelling: ContiguousArray<any Subscription>)
         /// Cancel these subscriptions; the delivering thread sends the failure.
         case cancel(ContiguousArray<any Subscription>)
+
+        /// The subscriptions this action cancels.
+        @inlinable
+        package var cancelled: ContiguousArray<any Subscription> {
+            switch self {
+            case .complete(_, let cancelling): cancelling
+            case .cancel(let subscriptions): subscriptions
+            case .none, .requestUpstream: []
+            }
+        }
     }
 
     /// How many publishers may be subscribed at once.
@@ -115,14 +142,18 @@ package struct FlatMapState<Output, Failure: Error> {
     @usableFromInline package var liveInners = 0
     /// The downstream demand not yet used.
     @usableFromInline package var demand = Subscribers.Demand.none
-    /// Values waiting for their turn, with the inner that sent each.
-    @usableFromInline package var buffer = DeliveryQueue<(value: Output, inner: FlatMapInnerID)>()
+    /// Values waiting for their turn, with the inner that sent each and whether that inner already
+    /// got its `.max(1)` for it (``Arrival/waitReplenished``).
+    @usableFromInline package var buffer = DeliveryQueue<(value: Output, inner: FlatMapInnerID, replenished: Bool)>()
     /// A thread is inside the downstream's `receive`.
     @usableFromInline package var isDelivering = false
     /// A completion decided during a delivery, for the delivering thread to send.
     @usableFromInline package var pendingCompletion: Subscribers.Completion<Failure>?
     /// Cancelled, or the completion is decided: nothing more is accepted.
     @usableFromInline package var isTerminal = false
+    /// The upstream failed and the inners it cancels are being cancelled: another upstream
+    /// completion now (re-entrant, from one of those cancels) traps, as in Apple's Combine.
+    @usableFromInline package var isCancellingForUpstreamFailure = false
 
     @inlinable
     package init(maxPublishers: Subscribers.Demand) {
@@ -174,8 +205,12 @@ package struct FlatMapState<Output, Failure: Error> {
     }
 
     /// The upstream completed.
+    ///
+    /// A failure's action cancels the inners; until ``upstreamFailureCancelled()`` says those
+    /// cancels have returned, another upstream completion traps (as in Apple's Combine).
     @inlinable
     package mutating func upstreamCompleted(_ completion: Subscribers.Completion<Failure>) -> Action {
+        if isCancellingForUpstreamFailure { upstreamCompletedWhileCancelling() }
         guard !isTerminal else { return .none }
         switch completion {
         case .finished:
@@ -185,8 +220,21 @@ package struct FlatMapState<Output, Failure: Error> {
         case .failure(let error):
             upstream = .finished
             upstreamSubscription = flatMapVacancy
-            return fail(error)
+            let action = fail(error)
+            isCancellingForUpstreamFailure = !action.cancelled.isEmpty
+            return action
         }
+    }
+
+    /// The inners cancelled for an upstream failure have been cancelled.
+    @inlinable
+    package mutating func upstreamFailureCancelled() {
+        isCancellingForUpstreamFailure = false
+    }
+
+    @usableFromInline @inline(never)
+    func upstreamCompletedWhileCancelling() -> Never {
+        preconditionFailure("flatMap: the upstream completed again while its failure was cancelling the inner publishers")
     }
 
     // MARK: Inners
@@ -213,26 +261,35 @@ package struct FlatMapState<Output, Failure: Error> {
         return slots[id.slot].subscription
     }
 
-    /// An inner sent a value: `true` when the caller must deliver it now (it then holds the
-    /// delivering role); otherwise the value was queued, or dropped once terminal.
+    /// An inner sent a value: ``Arrival/deliver`` when the caller must deliver it now (it then
+    /// holds the delivering role); otherwise the value was queued, or dropped once terminal.
     @inlinable
-    package mutating func receiveInner(_ value: Output, from id: FlatMapInnerID) -> Bool {
-        guard !isTerminal else { return false }
+    package mutating func receiveInner(_ value: Output, from id: FlatMapInnerID) -> Arrival {
+        guard !isTerminal else { return .wait }
         if isDelivering || demand == .none || !buffer.isEmpty {
-            buffer.append((value, id))
-            return false
+            return enqueue(value, from: id)
         }
         demand -= 1
         isDelivering = true
-        return true
+        return .deliver
+    }
+
+    /// Queues a value that cannot be delivered now. Within the limited demand (behind a delivery
+    /// in progress), its inner is replenished at once.
+    @inlinable
+    mutating func enqueue(_ value: Output, from id: FlatMapInnerID) -> Arrival {
+        let replenished = demand != .unlimited && demand > buffer.count
+        buffer.append((value, id, replenished))
+        return replenished ? .waitReplenished : .wait
     }
 
     /// A value from inner `id` was delivered and the downstream returned `more`. Returns whether
-    /// that inner should be asked for one more value (limited demand; see ``subscription(of:)``),
-    /// the inner subscriptions to raise to `.unlimited` when `more` just made the demand unlimited,
-    /// and what the delivering thread does next.
+    /// that inner should be asked for one more value (limited demand, unless it was already
+    /// `replenished`; see ``subscription(of:)``), the inner subscriptions to raise to `.unlimited`
+    /// when `more` just made the demand unlimited, and what the delivering thread does next.
     @inlinable
-    package mutating func delivered(adding more: Subscribers.Demand, from id: FlatMapInnerID)
+    package mutating func delivered(adding more: Subscribers.Demand, from id: FlatMapInnerID,
+                                    replenished: Bool = false)
         -> (replenish: Bool, raise: ContiguousArray<any Subscription>?, next: Next)
     {
         var replenish = false
@@ -243,7 +300,7 @@ package struct FlatMapState<Output, Failure: Error> {
                 if demand == .unlimited {
                     raise = attachedSubscriptions()
                 } else {
-                    replenish = isLive(id)
+                    replenish = !replenished && isLive(id)
                 }
             }
         }
@@ -261,9 +318,9 @@ package struct FlatMapState<Output, Failure: Error> {
             }
             return .idle
         }
-        if !buffer.isEmpty, demand > 0, let (value, inner) = buffer.popFirst() {
+        if !buffer.isEmpty, demand > 0, let (value, inner, replenished) = buffer.popFirst() {
             demand -= 1
-            return .deliver(value, inner: inner)
+            return .deliver(value, inner: inner, replenished: replenished)
         }
         isDelivering = false
         if liveInners == 0, buffer.isEmpty, case .finished = upstream {
@@ -275,11 +332,15 @@ package struct FlatMapState<Output, Failure: Error> {
 
     /// An inner completed. Returns what to do, and the inner's subscription (or
     /// ``flatMapVacancy``), now released by the state, for the caller to drop outside the lock.
+    ///
+    /// As in Apple's Combine: a failure cancels the other inners but not the upstream (which is
+    /// let go, left running); an inner that finishes again (a misbehaving publisher) asks the
+    /// upstream for one more publisher again, while `maxPublishers` is limited.
     @inlinable
     package mutating func innerCompleted(_ id: FlatMapInnerID, _ completion: Subscribers.Completion<Failure>)
         -> (action: Action, released: any Subscription)
     {
-        guard isLive(id) else { return (.none, flatMapVacancy) }
+        guard isLive(id) else { return (completedAgain(completion), flatMapVacancy) }
         let released = release(id.slot)
         switch completion {
         case .finished:
@@ -289,8 +350,17 @@ package struct FlatMapState<Output, Failure: Error> {
             }
             return (action, released)
         case .failure(let error):
-            return (fail(error), released)
+            return (fail(error, cancellingUpstream: false), released)
         }
+    }
+
+    /// A completion from an inner that has already completed (identifiers name live inners until
+    /// they complete, or everything ends).
+    @inlinable
+    func completedAgain(_ completion: Subscribers.Completion<Failure>) -> Action {
+        guard !isTerminal, case .finished = completion, maxPublishers != .unlimited,
+              case .subscribed = upstream else { return .none }
+        return .requestUpstream
     }
 
     // MARK: Downstream
@@ -300,7 +370,8 @@ package struct FlatMapState<Output, Failure: Error> {
     /// the caller then holds the delivering role.
     @inlinable
     package mutating func request(_ more: Subscribers.Demand)
-        -> (raise: ContiguousArray<any Subscription>, start: (value: Output, inner: FlatMapInnerID)?)
+        -> (raise: ContiguousArray<any Subscription>,
+            start: (value: Output, inner: FlatMapInnerID, replenished: Bool)?)
     {
         guard !isTerminal else { return ([], nil) }
         let wasUnlimited = demand == .unlimited
@@ -312,7 +383,7 @@ package struct FlatMapState<Output, Failure: Error> {
         guard !isDelivering, let first = buffer.popFirst() else { return (raise, nil) }
         demand -= 1
         isDelivering = true
-        return (raise, first)
+        return (raise, (first.value, first.inner, first.replenished))
     }
 
     /// The downstream cancelled: everything to cancel.
@@ -358,11 +429,12 @@ package struct FlatMapState<Output, Failure: Error> {
         return .complete(.finished, cancelling: [])
     }
 
-    /// Ends with a failure: cancels the rest; the delivering thread sends it if there is one.
+    /// Ends with a failure: cancels the rest (the upstream too unless `cancellingUpstream` is
+    /// `false`); the delivering thread sends it if there is one.
     @inlinable
-    mutating func fail(_ error: Failure) -> Action {
+    mutating func fail(_ error: Failure, cancellingUpstream: Bool = true) -> Action {
         isTerminal = true
-        let cancel = releaseAll()
+        let cancel = releaseAll(cancellingUpstream: cancellingUpstream)
         if isDelivering {
             pendingCompletion = .failure(error)
             return .cancel(cancel)
@@ -370,12 +442,13 @@ package struct FlatMapState<Output, Failure: Error> {
         return .complete(.failure(error), cancelling: cancel)
     }
 
-    /// Forgets the upstream, the inners and the waiting values; returns the subscriptions to cancel.
+    /// Forgets the upstream, the inners and the waiting values; returns the subscriptions to cancel
+    /// (the upstream's only if `cancellingUpstream`).
     @inlinable
-    mutating func releaseAll() -> ContiguousArray<any Subscription> {
+    mutating func releaseAll(cancellingUpstream: Bool = true) -> ContiguousArray<any Subscription> {
         // The inners first, then the upstream, as Apple's Combine cancels them.
         var cancel = attachedSubscriptions()
-        if case .subscribed = upstream {
+        if cancellingUpstream, case .subscribed = upstream {
             cancel.append(upstreamSubscription)
         }
         upstream = .finished

@@ -9,6 +9,9 @@
 ///   current inner. The upstream is asked for `.unlimited`.
 /// - Switching cancels the previous inner and drops its waiting values; its late values and
 ///   completion are ignored.
+/// - A misbehaving current inner: a value beyond the downstream's demand traps, as in Apple's
+///   Combine; one sent before its subscription is delivered (if there is demand) and the
+///   downstream's returned demand is returned to it.
 /// - Serialised delivery as in ``FlatMapState``: one delivering thread, later values wait in
 ///   `buffer`; a completion decided during a delivery is handed to the delivering thread.
 /// - Completion: `.finished` once the upstream and the current inner have finished and nothing
@@ -58,6 +61,25 @@ package struct SwitchToLatestState<Output, Failure: Error> {
     @usableFromInline package var pendingCompletion: Subscribers.Completion<Failure>?
     /// Cancelled, or the completion is decided: nothing more is accepted.
     @usableFromInline package var isTerminal = false
+    /// The inner that was current, still waiting for its subscription, when the upstream failed:
+    /// as Apple's Combine, the subscription it sends afterwards is asked for the downstream's
+    /// outstanding demand (and not cancelled), though nobody receives what it sends.
+    @usableFromInline package var awaitingAfterFailure: Int?
+    /// The inner that completed last: as Apple's Combine, a subscription it sends afterwards is
+    /// ignored (neither kept nor cancelled).
+    @usableFromInline package var lastCompleted: Int?
+
+    /// What to do with an inner's subscription.
+    @usableFromInline
+    package enum InnerAttachment: Equatable {
+        /// Keep it (or leave it running), and request this demand from it (`.none`: nothing yet).
+        case request(Subscribers.Demand)
+        /// Cancel it: it is no longer current, the current inner already has one, or everything
+        /// ended.
+        case cancel
+        /// Leave it alone: its inner already completed.
+        case ignore
+    }
 
     @inlinable
     package init() {}
@@ -112,44 +134,69 @@ package struct SwitchToLatestState<Output, Failure: Error> {
 
     // MARK: Inners
 
-    /// An inner's subscription arrived. `nil`: cancel it (it is no longer current, or everything
-    /// ended); otherwise the demand to request from it (`.none`: request nothing yet).
+    /// An inner's subscription arrived: what to do with it (see ``InnerAttachment``).
     @inlinable
-    package mutating func attachInner(_ id: Int, _ subscription: any Subscription) -> Subscribers.Demand? {
-        guard !isTerminal, current == id, currentSubscription == nil else { return nil }
+    package mutating func attachInner(_ id: Int, _ subscription: any Subscription) -> InnerAttachment {
+        if id == lastCompleted { return .ignore }
+        if id == awaitingAfterFailure {
+            awaitingAfterFailure = nil
+            return .request(demand)
+        }
+        guard !isTerminal, current == id, currentSubscription == nil else { return .cancel }
         currentSubscription = subscription
-        return demand
+        return .request(demand)
     }
 
     /// An inner sent a value: `true` when the caller must deliver it now (it then holds the
     /// delivering role); otherwise it was queued, or dropped (not current, or terminal).
+    ///
+    /// A value the downstream has not asked for (counting those already waiting) stops the
+    /// program, as in Apple's Combine.
     @inlinable
     package mutating func receiveInner(_ value: Output, from id: Int) -> Bool {
         guard !isTerminal, current == id else { return false }
-        if isDelivering || demand == .none || !buffer.isEmpty {
-            buffer.append((value, id))
+        if isDelivering || !buffer.isEmpty {
+            enqueue(value, from: id)
             return false
         }
+        if demand == .none { unwantedValue() }
         demand -= 1
         isDelivering = true
         return true
+    }
+
+    /// Queues a value that arrived during another delivery (re-entrant, or from another thread).
+    @inlinable
+    mutating func enqueue(_ value: Output, from id: Int) {
+        if demand <= buffer.count { unwantedValue() }
+        buffer.append((value, id))
+    }
+
+    @usableFromInline @inline(never)
+    func unwantedValue() -> Never {
+        preconditionFailure("switchToLatest(): an inner publisher sent a value the subscriber did not request")
     }
 
     /// A value from inner `id` was delivered and the downstream returned `more`. Returns the
     /// current inner's subscription to forward `more` to (`nil`: nothing to forward, or no current
     /// inner subscribed — a new one gets the whole outstanding demand when it subscribes),
     /// `toSender` when that inner is the one that sent the value (the caller may then return `more`
-    /// from its `receive(_:)` instead of requesting it), and what the delivering thread does next.
+    /// from its `receive(_:)` instead of requesting it — even before the inner's subscription has
+    /// arrived, as Apple's Combine does), and what the delivering thread does next.
     @inlinable
     package mutating func delivered(adding more: Subscribers.Demand, from id: Int)
         -> (forward: (any Subscription)?, toSender: Bool, next: Next)
     {
         var forward: (any Subscription)?
+        var toSender = false
         if more != .none {
             demand += more
-            if !isTerminal { forward = currentSubscription }
+            if !isTerminal {
+                forward = currentSubscription
+                toSender = current == id
+            }
         }
-        return (forward, forward != nil && current == id, next())
+        return (forward, toSender, next())
     }
 
     /// Decides the delivering thread's next step; leaves the delivering role when there is none.
@@ -183,6 +230,7 @@ package struct SwitchToLatestState<Output, Failure: Error> {
         precondition(currentSubscription != nil, "switchToLatest(): an inner publisher completed before sending its subscription")
         current = nil
         currentSubscription = nil
+        lastCompleted = id
         switch completion {
         case .finished:
             return finishIfDone()
@@ -229,6 +277,7 @@ package struct SwitchToLatestState<Output, Failure: Error> {
     @inlinable
     mutating func fail(_ error: Failure) -> Effects {
         isTerminal = true
+        if let current, currentSubscription == nil { awaitingAfterFailure = current }
         let cancel = releaseAll()
         if isDelivering {
             pendingCompletion = .failure(error)

@@ -81,9 +81,6 @@ struct UntilOutputState<Failure: Error> {
     @inlinable
     init(mode: UntilOutputMode) {
         self.mode = mode
-        // Prefix: the subscription window opens at once, so that a completion decided before
-        // the upstream's subscription arrives waits for it (drop sends the subscription first).
-        if mode == .prefixUntil { active = 1 }
     }
 
     /// A value from the upstream. Drop traps when the upstream exceeds the demand, as Apple's
@@ -178,9 +175,9 @@ struct UntilOutputState<Failure: Error> {
 ///   ends the stream with that completion.
 /// - prefix: `other` is subscribed first, then the upstream, whose subscription reaches the
 ///   downstream. Requests (`.none` included) go to the upstream. The trigger cancels the upstream
-///   and finishes (before the upstream's subscription arrives: that subscription is cancelled,
-///   and the downstream receives a subscription and `.finished`); `other` is not cancelled, and
-///   its completion changes nothing.
+///   and finishes (before the upstream's subscription arrives, the downstream receives `.finished`
+///   alone, and that subscription is cancelled when it comes — an exception to contract rule 1,
+///   as in Apple's Combine); `other` is not cancelled, and its completion changes nothing.
 /// - Never calls out while holding its lock; `cancel()` is idempotent, thread-safe and cancels
 ///   the upstream, then `other`, and releases the downstream; so does any completion.
 @usableFromInline
@@ -245,11 +242,13 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
             }
         case .prefixUntil:
             let (target, keep) = lock.withLock { () -> (Downstream?, Bool) in
+                // Once the other publisher has ended the stream (the downstream got `.finished`
+                // without a subscription, as in Apple's Combine), the subscription is cancelled.
                 guard let downstream, !subscriptionForwarded else { return (nil, false) }
                 subscriptionForwarded = true
-                // Refused when the other publisher already ended the stream: the downstream still
-                // gets its subscription, then the pending completion (Apple's Combine sends
-                // `.finished` alone; Sluice keeps contract rule 1).
+                // Forwarding the subscription counts as a delivery: a completion decided
+                // meanwhile waits for it.
+                state.active += 1
                 return (downstream, upstream.attach(subscription))
             }
             if !keep { subscription.cancel() }

@@ -11,7 +11,9 @@ extension Publishers {
     ///   value at a time, and asked again once that value has been delivered (a value that finds no
     ///   demand waits for it).
     /// - Completion: finishes once the upstream and every inner publisher have finished; the first
-    ///   failure, upstream or inner, cancels everything else and is sent downstream.
+    ///   failure, upstream or inner, cancels everything else and is sent downstream — except that,
+    ///   as in Apple's Combine, an inner publisher's failure leaves the upstream running (an
+    ///   exception to contract rule 6).
     /// - Threading: inner publishers may send from any thread; their values reach the downstream
     ///   one at a time, never concurrently, none lost.
     public struct FlatMap<NewPublisher: Publisher, Upstream: Publisher>: Publisher
@@ -110,7 +112,21 @@ extension Publishers.FlatMap {
                 let action = state.upstreamCompleted(completion)
                 return (action, takeDownstream(for: action))
             }
-            perform(action, target)
+            guard case .failure = completion else {
+                perform(action, target)
+                return
+            }
+            // The inners are cancelled first; another upstream completion meanwhile traps.
+            let cancelled = action.cancelled
+            for subscription in cancelled {
+                subscription.cancel()
+            }
+            if !cancelled.isEmpty {
+                lock.withLock { state.upstreamFailureCancelled() }
+            }
+            if case .complete(let completion, _) = action {
+                target?.receive(completion: completion)
+            }
         }
 
         // MARK: Inner side
@@ -126,8 +142,11 @@ extension Publishers.FlatMap {
 
         @inlinable
         func receiveInner(_ value: NewPublisher.Output, from id: FlatMapInnerID) -> Subscribers.Demand {
-            let target = lock.withLock { state.receiveInner(value, from: id) ? downstream : nil }
-            guard let target else { return .none }
+            let (arrival, target) = lock.withLock { () -> (State.Arrival, Downstream?) in
+                let arrival = state.receiveInner(value, from: id)
+                return (arrival, arrival == .deliver ? downstream : nil)
+            }
+            guard let target else { return arrival == .waitReplenished ? .max(1) : .none }
             let more = target.receive(value)
             let (replenish, raise, next) = lock.withLock {
                 () -> (Bool, ContiguousArray<any Subscription>?, State.Next) in
@@ -166,11 +185,12 @@ extension Publishers.FlatMap {
                 case .complete(let completion):
                     target.receive(completion: completion)
                     return
-                case .deliver(let value, let id):
+                case .deliver(let value, let id, let replenished):
                     let more = target.receive(value)
                     let (replenish, raise, following) = lock.withLock {
                         () -> ((any Subscription)?, ContiguousArray<any Subscription>?, State.Next) in
-                        let (replenish, raise, following) = state.delivered(adding: more, from: id)
+                        let (replenish, raise, following) = state.delivered(adding: more, from: id,
+                                                                            replenished: replenished)
                         if state.isTerminal { downstream = nil }
                         return (replenish ? state.subscription(of: id) : nil, raise, following)
                     }
@@ -223,14 +243,14 @@ extension Publishers.FlatMap {
         func request(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let (raise, start, target) = lock.withLock {
-                () -> (ContiguousArray<any Subscription>, (value: NewPublisher.Output, inner: FlatMapInnerID)?,
-                       Downstream?) in
+                () -> (ContiguousArray<any Subscription>,
+                       (value: NewPublisher.Output, inner: FlatMapInnerID, replenished: Bool)?, Downstream?) in
                 let (raise, start) = state.request(demand)
                 return (raise, start, start == nil ? nil : downstream)
             }
             self.raise(raise)
             if let start, let target {
-                drain(.deliver(start.value, inner: start.inner), to: target)
+                drain(.deliver(start.value, inner: start.inner, replenished: start.replenished), to: target)
             }
         }
 

@@ -11,9 +11,10 @@ extension Publishers {
     /// - Threading: the upstream and `other` may send on different threads; the downstream's
     ///   calls are serialised, and nothing follows the completion: an element already being
     ///   delivered when `other` emits is delivered first, then `.finished`. If `other` emits
-    ///   before the upstream's subscription arrives, the subscriber receives a subscription, then
-    ///   `.finished` (Apple's Combine sends `.finished` alone). The subscription has no
-    ///   description of its own (Apple's shows its type name).
+    ///   before the upstream's subscription arrives, the subscriber receives `.finished` without
+    ///   ever receiving a subscription, and the upstream's subscription is cancelled when it
+    ///   arrives (as in Apple's Combine; an exception to contract rule 1). The subscription has
+    ///   no description of its own (Apple's shows its type name).
     public struct PrefixUntilOutput<Upstream: Publisher, Other: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output

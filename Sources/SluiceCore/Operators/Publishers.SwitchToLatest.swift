@@ -7,7 +7,8 @@ extension Publishers {
     ///
     /// - Demand: the upstream is asked for `.unlimited` publishers. The downstream's outstanding
     ///   demand is requested from each new inner publisher, and later demand is forwarded to the
-    ///   current one; never more values downstream than it demanded.
+    ///   current one; never more values downstream than it demanded. As in Apple's Combine, an
+    ///   inner publisher that sends a value beyond that demand stops the program.
     /// - Completion: finishes once the upstream and the current inner publisher have finished; the
     ///   first failure, upstream or inner, cancels everything else and is sent downstream.
     /// - Threading: values reach the downstream one at a time, whatever thread they come from.
@@ -91,12 +92,13 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         func attachInner(_ id: Int, _ subscription: any Subscription) {
-            guard let demand = lock.withLock({ state.attachInner(id, subscription) }) else {
+            switch lock.withLock({ state.attachInner(id, subscription) }) {
+            case .request(let demand):
+                if demand != .none { subscription.request(demand) }
+            case .cancel:
                 subscription.cancel()
+            case .ignore:
                 return
-            }
-            if demand != .none {
-                subscription.request(demand)
             }
         }
 

@@ -104,7 +104,7 @@ struct FlatMapStateTests {
         _ = state.attachInner(b, second)
         _ = state.request(.max(1))
         let r1 = state.receiveInner(1, from: a)
-        #expect(r1)
+        #expect(r1 == .deliver)
         let (replenish, raise, next) = state.delivered(adding: .unlimited, from: a)
         #expect(!replenish)  // raised instead
         #expect(raise?.count == 2 && raise?.contains { same($0, first) } == true
@@ -121,7 +121,7 @@ struct FlatMapStateTests {
         _ = state.attachInner(id, inner)
         _ = state.request(.max(2))
         let r6 = state.receiveInner(1, from: id)
-        #expect(r6)
+        #expect(r6 == .deliver)
         #expect(state.isDelivering)
         let (replenish, raise, next) = state.delivered(adding: .none, from: id)
         #expect(replenish && raise == nil)
@@ -136,7 +136,7 @@ struct FlatMapStateTests {
         let id = state.addInner()!
         _ = state.attachInner(id, Sub())
         let r7 = state.receiveInner(7, from: id)
-        #expect(!r7)
+        #expect(r7 == .wait)
         #expect(state.buffer.count == 1)
         let (_, start) = state.request(.max(1))
         #expect(start?.value == 7 && start?.inner == id)
@@ -152,16 +152,16 @@ struct FlatMapStateTests {
         _ = state.attachInner(a, Sub())
         _ = state.attachInner(b, Sub())
         let r8 = state.receiveInner(1, from: a)
-        #expect(r8)
+        #expect(r8 == .deliver)
         let r9 = state.receiveInner(2, from: b)
-        #expect(!r9)
+        #expect(r9 == .wait)
         let r10 = state.receiveInner(3, from: b)
-        #expect(!r10)
+        #expect(r10 == .wait)
         let (replenish, raise, next) = state.delivered(adding: .none, from: a)
         #expect(!replenish && raise == nil)  // unlimited: inners are never asked again
-        guard case .deliver(2, inner: b) = next else { Issue.record("expected 2 from b"); return }
+        guard case .deliver(2, inner: b, replenished: false) = next else { Issue.record("expected 2 from b"); return }
         let r11 = state.delivered(adding: .none, from: b)
-        guard case .deliver(3, inner: b) = r11.next else {
+        guard case .deliver(3, inner: b, replenished: false) = r11.next else {
             Issue.record("expected 3 from b")
             return
         }
@@ -174,7 +174,7 @@ struct FlatMapStateTests {
         let id = state.addInner()!
         _ = state.attachInner(id, Sub())
         let r13 = state.receiveInner(5, from: id)
-        #expect(!r13)  // no demand: waits
+        #expect(r13 == .wait)  // no demand: waits
         let r14 = state.upstreamCompleted(.finished)
         #expect(r14.completion == nil)
         let r15 = state.innerCompleted(id, .finished)
@@ -202,7 +202,74 @@ struct FlatMapStateTests {
         #expect(!r18.action.requestsUpstream)
     }
 
-    @Test func innerFailureCancelsTheRestAndFails() {
+    @Test func anInnerFinishingAgainAsksTheUpstreamForAnotherAgainWhenLimited() {
+        var (state, _) = subscribed(maxPublishers: .max(1))
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let r30 = state.innerCompleted(id, .finished)
+        #expect(r30.action.requestsUpstream)
+        // As Apple's Combine: each further `.finished` from it asks again.
+        let r31 = state.innerCompleted(id, .finished)
+        #expect(r31.action.requestsUpstream)
+        let r32 = state.innerCompleted(id, .finished)
+        #expect(r32.action.requestsUpstream)
+        #expect(state.liveInners == 0)
+        // A failure from it is ignored.
+        let r33 = state.innerCompleted(id, .failure(TestError()))
+        #expect(r33.action.completion == nil && !r33.action.requestsUpstream && !state.isTerminal)
+        // Unlimited maxPublishers never asks again.
+        var (unlimited, _) = subscribed()
+        let other = unlimited.addInner()!
+        _ = unlimited.innerCompleted(other, .finished)
+        let r34 = unlimited.innerCompleted(other, .finished)
+        #expect(!r34.action.requestsUpstream)
+    }
+
+    @Test func aValueWaitingBehindADeliveryWithinTheDemandReplenishesItsInnerAtOnce() {
+        var (state, _) = subscribed()
+        let (a, b) = (state.addInner()!, state.addInner()!)
+        _ = state.attachInner(a, Sub())
+        _ = state.attachInner(b, Sub())
+        _ = state.request(.max(2))
+        let r35 = state.receiveInner(1, from: a)
+        #expect(r35 == .deliver)
+        // Sent during that delivery, within the demand: the inner gets its `.max(1)` now.
+        let r36 = state.receiveInner(2, from: b)
+        #expect(r36 == .waitReplenished)
+        // Beyond the demand: waits, and its inner is asked again only once it is delivered.
+        let r37 = state.receiveInner(3, from: a)
+        #expect(r37 == .wait)
+        let (replenishA, _, next) = state.delivered(adding: .none, from: a)
+        #expect(replenishA)
+        guard case .deliver(2, inner: b, replenished: true) = next else {
+            Issue.record("expected 2 from b, already replenished")
+            return
+        }
+        let (replenishB, _, following) = state.delivered(adding: .none, from: b, replenished: true)
+        #expect(!replenishB)
+        guard case .idle = following else { Issue.record("expected idle: no demand left"); return }
+        let (_, start) = state.request(.max(1))
+        #expect(start?.value == 3 && start?.replenished == false)
+    }
+
+    @Test func anotherUpstreamCompletionWhileItsFailureCancelsTheInnersIsFlagged() {
+        var (state, _) = subscribed()
+        let id = state.addInner()!
+        _ = state.attachInner(id, Sub())
+        let action = state.upstreamCompleted(.failure(TestError()))
+        #expect(action.cancel.count == 1)
+        #expect(state.isCancellingForUpstreamFailure)
+        state.upstreamFailureCancelled()
+        #expect(!state.isCancellingForUpstreamFailure)
+        let again = state.upstreamCompleted(.failure(TestError()))
+        #expect(again.completion == nil && again.cancel.isEmpty)
+        // Without inners to cancel there is nothing to wait for.
+        var (empty, _) = subscribed()
+        _ = empty.upstreamCompleted(.failure(TestError()))
+        #expect(!empty.isCancellingForUpstreamFailure)
+    }
+
+    @Test func innerFailureCancelsTheOtherInnersButNotTheUpstreamAndFails() {
         var (state, upstream) = subscribed()
         let a = state.addInner()!
         let b = state.addInner()!
@@ -210,8 +277,10 @@ struct FlatMapStateTests {
         _ = state.attachInner(a, Sub())
         _ = state.attachInner(b, other)
         let (effects, _) = state.innerCompleted(a, .failure(TestError(code: 3)))
-        #expect(effects.cancel.count == 2)
-        #expect(effects.cancel.contains { same($0, upstream) } && effects.cancel.contains { same($0, other) })
+        // As Apple's Combine: the upstream is let go, not cancelled.
+        #expect(effects.cancel.count == 1 && same(effects.cancel.first, other))
+        #expect(!effects.cancel.contains { same($0, upstream) })
+        #expect(same(state.upstreamToReplenish(), upstream) == false)
         #expect(effects.completion == .failure(TestError(code: 3)))
         let r19 = state.innerCompleted(b, .failure(TestError(code: 4)))
         #expect(r19.action.completion == nil)
@@ -227,9 +296,9 @@ struct FlatMapStateTests {
         _ = state.attachInner(a, Sub())
         _ = state.attachInner(b, Sub())
         let r21 = state.receiveInner(1, from: a)
-        #expect(r21)
+        #expect(r21 == .deliver)
         let r22 = state.receiveInner(2, from: b)
-        #expect(!r22)
+        #expect(r22 == .wait)
         let effects = state.upstreamCompleted(.failure(TestError(code: 8)))
         #expect(effects.completion == nil)
         #expect(effects.cancel.count == 2)
@@ -252,7 +321,7 @@ struct FlatMapStateTests {
         let r24 = state.cancel()
         #expect(r24.isEmpty)
         let r25 = state.receiveInner(1, from: id)
-        #expect(!r25)
+        #expect(r25 == .wait)
         let r26 = state.request(.max(1))
         #expect(r26.start == nil)
         let r27 = state.upstreamCompleted(.finished)
@@ -265,7 +334,7 @@ struct FlatMapStateTests {
         let id = state.addInner()!
         _ = state.attachInner(id, Sub())
         let r28 = state.receiveInner(1, from: id)
-        #expect(r28)
+        #expect(r28 == .deliver)
         _ = state.cancel()
         let r29 = state.delivered(adding: .none, from: id)
         guard case .idle = r29.next else { Issue.record("expected idle"); return }

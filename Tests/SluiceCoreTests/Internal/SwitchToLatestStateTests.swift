@@ -28,7 +28,7 @@ struct SwitchToLatestStateTests {
         #expect(same(second.cancel, firstSubscription))
         #expect(second.id != first.id)
         let r1 = state.attachInner(first.id, Sub())
-        #expect(r1 == nil)  // too late: no longer current
+        #expect(r1 == .cancel)  // too late: no longer current
     }
 
     @Test func newInnerGetsTheOutstandingDemand() {
@@ -36,13 +36,13 @@ struct SwitchToLatestStateTests {
         _ = state.request(.max(3))
         let first = state.switchInner()!.id
         let r2 = state.attachInner(first, Sub())
-        #expect(r2 == .max(3))
+        #expect(r2 == .request(.max(3)))
         let r3 = state.receiveInner(1, from: first)
         #expect(r3)
         _ = state.delivered(adding: .none, from: first)
         let second = state.switchInner()!.id
         let r4 = state.attachInner(second, Sub())
-        #expect(r4 == .max(2))
+        #expect(r4 == .request(.max(2)))
     }
 
     @Test func requestsAndReturnedDemandGoToTheCurrentInner() {
@@ -50,7 +50,7 @@ struct SwitchToLatestStateTests {
         let id = state.switchInner()!.id
         let inner = Sub()
         let r5 = state.attachInner(id, inner)
-        #expect(r5 == Subscribers.Demand.none)
+        #expect(r5 == .request(.none))
         let r6 = state.request(.max(2))
         #expect(same(r6.forward, inner))
         let r7 = state.receiveInner(1, from: id)
@@ -62,32 +62,71 @@ struct SwitchToLatestStateTests {
 
     @Test func lateValuesOfAReplacedInnerAreDroppedAndItsWaitingValuesToo() {
         var (state, _) = subscribed()
+        _ = state.request(.max(3))
         let old = state.switchInner()!.id
         _ = state.attachInner(old, Sub())
         let r8 = state.receiveInner(1, from: old)
-        #expect(!r8)  // no demand: waits
+        #expect(r8)
+        let r8b = state.receiveInner(2, from: old)
+        #expect(!r8b)  // during that delivery: waits
         let new = state.switchInner()!.id
         #expect(state.buffer.isEmpty)
         let r9 = state.receiveInner(2, from: old)
         #expect(!r9)
         #expect(state.buffer.isEmpty)
         _ = state.attachInner(new, Sub())
-        let r10 = state.request(.max(1))
-        #expect(r10.start == nil)
+        let r10 = state.delivered(adding: .none, from: old)
+        guard case .idle = r10.next else { Issue.record("expected idle"); return }
         let r11 = state.receiveInner(3, from: new)
         #expect(r11)
     }
 
     @Test func waitingValuesOfAFinishedInnerSurviveTheSwitch() {
         var (state, _) = subscribed()
+        _ = state.request(.max(2))
         let old = state.switchInner()!.id
         _ = state.attachInner(old, Sub())
         let r12 = state.receiveInner(1, from: old)
-        #expect(!r12)
+        #expect(r12)
+        let r12b = state.receiveInner(2, from: old)
+        #expect(!r12b)
         _ = state.innerCompleted(old, .finished)
         _ = state.switchInner()
-        let r13 = state.request(.max(1))
-        #expect(r13.start?.value == 1)
+        let r13 = state.delivered(adding: .none, from: old)
+        guard case .deliver(2, inner: old) = r13.next else { Issue.record("expected 2"); return }
+    }
+
+    @Test func aValueBeforeItsInnersSubscriptionIsDeliveredAndTheDemandReturnedToIt() {
+        var (state, _) = subscribed()
+        _ = state.request(.unlimited)
+        let id = state.switchInner()!.id
+        let r40 = state.receiveInner(1, from: id)
+        #expect(r40)
+        let (forward, toSender, _) = state.delivered(adding: .max(42), from: id)
+        #expect(forward == nil && toSender)
+    }
+
+    @Test func aSubscriptionFromAnInnerThatCompletedIsIgnored() {
+        var (state, _) = subscribed()
+        let id = state.switchInner()!.id
+        #expect(state.attachInner(id, Sub()) == .request(.none))
+        #expect(state.attachInner(id, Sub()) == .cancel)  // a second one while current
+        _ = state.innerCompleted(id, .finished)
+        #expect(state.attachInner(id, Sub()) == .ignore)
+        #expect(state.currentSubscription == nil)
+    }
+
+    @Test func anInnerWaitingForItsSubscriptionWhenTheUpstreamFailsIsStillAskedForTheDemand() {
+        for completion in [Subscribers.Completion<TestError>.finished, .failure(TestError())] {
+            var (state, _) = subscribed()
+            _ = state.request(.unlimited)
+            let id = state.switchInner()!.id
+            let effects = state.upstreamCompleted(completion)
+            #expect(effects.cancel.isEmpty)
+            #expect(state.attachInner(id, Sub()) == .request(.unlimited))
+            // Only once.
+            #expect(state.attachInner(id, Sub()) == .cancel)
+        }
     }
 
     @Test func valueDuringADeliveryIsHandedToTheDeliveringThread() {

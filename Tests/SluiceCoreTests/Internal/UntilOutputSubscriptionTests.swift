@@ -21,8 +21,7 @@ struct UntilOutputStateTests {
 
     @Test func prefixDeliversUntilTriggeredThenEnds() {
         var state = State(mode: .prefixUntil)
-        #expect(state.active == 1)  // prefix's subscription window is open from the start
-        _ = state.deliveryEnded()
+        #expect(state.active == 0)  // no window before the upstream's subscription is forwarded
         #expect(state.upstreamValue() == .deliver)
         _ = state.deliveryEnded()
         guard case .end(.some(.finished)) = state.otherValue() else { Issue.record("did not finish"); return }
@@ -31,8 +30,6 @@ struct UntilOutputStateTests {
 
     @Test func aCompletionDecidedDuringADeliveryWaitsForIt() {
         var state = State(mode: .prefixUntil)
-        #expect(state.active == 1)  // prefix's subscription window is open from the start
-        _ = state.deliveryEnded()
         #expect(state.upstreamValue() == .deliver)
         guard case .end(nil) = state.otherValue() else { Issue.record("delivered during a delivery"); return }
         #expect(state.upstreamValue() == .ignore)
@@ -48,6 +45,13 @@ struct UntilOutputStateTests {
         #expect(state.deliveryEnded() == .failure(TestError(code: 2)))
     }
 
+    @Test func prefixTriggeredBeforeAnySubscriptionFinishesAtOnce() {
+        // As in Apple's Combine: `.finished` goes out without waiting for a subscription.
+        var state = State(mode: .prefixUntil)
+        guard case .end(.some(.finished)) = state.otherValue() else { Issue.record("finish waited"); return }
+        #expect(state.upstreamValue() == .ignore)
+    }
+
     @Test func theOtherCompletingBeforeItsValueEndsDropButNotPrefix() {
         var drop = State(mode: .dropUntil)
         guard case .end(.some(.finished)) = drop.otherCompleted(failure: nil) else { Issue.record("drop went on"); return }
@@ -56,7 +60,6 @@ struct UntilOutputStateTests {
         else { Issue.record("drop did not fail"); return }
         var prefix = State(mode: .prefixUntil)
         guard case .ignore = prefix.otherCompleted(failure: nil) else { Issue.record("prefix acted"); return }
-        _ = prefix.deliveryEnded()
         #expect(prefix.upstreamValue() == .deliver)
     }
 

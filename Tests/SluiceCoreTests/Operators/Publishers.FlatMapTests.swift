@@ -76,7 +76,7 @@ struct FlatMapTests {
         #expect(subscriber.completion == .failure(TestError(code: 2)))
     }
 
-    @Test func innerFailureCancelsUpstreamAndOtherInnersAndFailsOnce() {
+    @Test func innerFailureCancelsTheOtherInnersLeavesTheUpstreamAndFailsOnce() {
         let upstream = ManualPublisher<Int, TestError>()
         let inners = [ManualPublisher<Int, TestError>(), ManualPublisher<Int, TestError>()]
         let subscriber = TestSubscriber<Int, TestError>()
@@ -86,8 +86,10 @@ struct FlatMapTests {
         inners[0].send(completion: .failure(TestError(code: 4)))
         inners[1].send(9)
         inners[1].send(completion: .failure(TestError(code: 5)))
+        upstream.send(2)
         upstream.send(completion: .finished)
-        #expect(upstream.subscription.cancelCount == 1)
+        // As in Apple's Combine: the upstream is not cancelled (its later events are ignored).
+        #expect(upstream.subscription.cancelCount == 0)
         #expect(inners[0].subscription.cancelCount == 0)
         #expect(inners[1].subscription.cancelCount == 1)
         #expect(subscriber.values == [])
@@ -409,6 +411,74 @@ struct FlatMapTests {
 
     // MARK: Memory
 
+    @Test func aValueSentDuringADeliveryWithinTheDemandGetsItsReplenishmentReturned() {
+        // As in Apple's Combine (FlatMapTests/testChildValueReceivedWhileSendingValue): each inner
+        // is asked for one value once; the value sent from inside `receive` gets `.max(1)` back
+        // from its `receive` rather than a new request.
+        let upstream = PassthroughSubject<ManualPublisher<Int, Never>, Never>()
+        let (first, second) = (ManualPublisher<Int, Never>(), ManualPublisher<Int, Never>())
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(2))
+        var returned: [Subscribers.Demand] = []
+        subscriber.onValue = { value, _ in
+            if value == 666 { returned.append(second.send(777)) }
+            return .none
+        }
+        upstream.flatMap { $0 }.subscribe(subscriber)
+        upstream.send(first)
+        upstream.send(second)
+        #expect(first.send(666) == .max(1))
+        #expect(returned == [.max(1)])
+        #expect(subscriber.values == [666, 777])
+        #expect(first.subscription.requests == [.max(1)])
+        #expect(second.subscription.requests == [.max(1)])
+    }
+
+    @Test func anInnerFinishingAgainAsksTheUpstreamAgain() {
+        // As in Apple's Combine (FlatMapTests/testOuterLockReentrance): with a limited
+        // maxPublishers, each `.finished` of an inner asks the upstream for one more publisher,
+        // even a repeated one sent from inside that request.
+        let upstream = ManualPublisher<ManualPublisher<Int, Never>, Never>()
+        let inner = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.flatMap(maxPublishers: .max(1)) { $0 }.subscribe(subscriber)
+        #expect(upstream.subscription.requests == [.max(1)])
+        var depth = 3
+        upstream.subscription.onRequest = { _ in
+            guard depth > 0 else { return }
+            depth -= 1
+            inner.send(completion: .finished)
+        }
+        upstream.send(inner)
+        inner.send(completion: .finished)
+        #expect(upstream.subscription.requests == Array(repeating: .max(1), count: 5))
+        #expect(inner.subscription.requests == [.max(1)])
+        #expect(subscriber.eventDescriptions == ["subscription(FlatMap)"])
+    }
+
+    @Test func anUpstreamCompletionSentWhileItsFailureCancelsTheInnersStopsTheProgram() async {
+        // As in Apple's Combine (FlatMapTests/testCrashesWhenUpstreamFailsDuringChildCancellation).
+        await #expect(processExitsWith: .failure) {
+            let upstream = ManualPublisher<LatePublisher<Int, TestError>, TestError>()
+            let inner = LatePublisher<Int, TestError>()
+            upstream.flatMap { $0 }.subscribe(TestSubscriber<Int, TestError>())
+            upstream.send(inner)
+            inner.send(subscription: CancelHook { upstream.send(completion: .failure(TestError())) })
+            upstream.send(completion: .failure(TestError()))
+        }
+    }
+
+    @Test func anUpstreamCompletionAfterItsFailureIsIgnored() {
+        let upstream = ManualPublisher<ManualPublisher<Int, TestError>, TestError>()
+        let inner = ManualPublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>()
+        upstream.flatMap { $0 }.subscribe(subscriber)
+        upstream.send(inner)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        upstream.send(completion: .failure(TestError(code: 2)))
+        #expect(inner.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(FlatMap)", "failure(TestError(code: 1))"])
+    }
+
     @Test func releasesTheSubscriber() {
         let upstream = PassthroughSubject<Int, Never>()
         let inner = PassthroughSubject<Int, Never>()
@@ -545,4 +615,12 @@ struct FlatMapTests {
             }
         }
     }
+}
+
+/// A subscription that runs `onCancel` when cancelled (e.g. to misbehave re-entrantly).
+private final class CancelHook: Subscription, @unchecked Sendable {
+    let onCancel: () -> Void
+    init(_ onCancel: @escaping () -> Void) { self.onCancel = onCancel }
+    func request(_ demand: Subscribers.Demand) {}
+    func cancel() { onCancel() }
 }

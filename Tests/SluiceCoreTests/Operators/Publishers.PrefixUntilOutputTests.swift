@@ -66,10 +66,28 @@ struct PrefixUntilOutputTests {
         ])
     }
 
-    @Test func anOtherThatEmitsAtOnceFinishesBeforeAnyValue() {
+    @Test func anOtherThatEmitsAtOnceFinishesBeforeAnyValueOrSubscription() {
+        // As in Apple's Combine: `.finished` alone (the subscriber never gets a subscription).
         let subscriber = TestSubscriber<Int, Never>()
         (1...3).publisher.prefix(untilOutputFrom: Just(4)).subscribe(subscriber)
-        #expect(named(subscriber.eventDescriptions) == ["subscription(PrefixUntilOutput)", "finished"])
+        #expect(subscriber.eventDescriptions == ["finished"])
+    }
+
+    @Test func theOtherEmittingBeforeTheUpstreamsSubscriptionFinishesAloneAndCancelsItLater() {
+        let upstream = LatePublisher<Int, Never>()
+        let other = ManualPublisher<Void, Never>()
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.prefix(untilOutputFrom: other).subscribe(subscriber)
+        #expect(other.subscription.requests == [.max(1)])
+        #expect(other.send(()) == .none)
+        #expect(subscriber.eventDescriptions == ["finished"])
+        let subscription = ManualPublisher<Int, Never>.Subscription()
+        upstream.send(subscription: subscription)
+        #expect(subscription.cancelCount == 1)
+        #expect(subscription.requests == [])
+        #expect(subscriber.eventDescriptions == ["finished"])
+        #expect(other.subscription.requests == [.max(1)])
+        #expect(other.subscription.cancelCount == 0)
     }
 
     @Test func limitedDemandIsForwarded() {
@@ -178,7 +196,10 @@ struct PrefixUntilOutputTests {
         let trigger = Just(1)
         let subscriber = TestSubscriber<Int, Never>()
         upstream.prefix(untilOutputFrom: trigger).subscribe(subscriber)
-        #expect(named(subscriber.eventDescriptions) == ["subscription(PrefixUntilOutput)", "finished"])
+        // As in Apple's Combine: `.finished` without a subscription.
+        #expect(subscriber.eventDescriptions == ["finished"])
+        upstream.send(1)
+        #expect(subscriber.eventDescriptions == ["finished"])
     }
 
     @Test func types() {
@@ -202,9 +223,12 @@ struct PrefixUntilOutputTests {
         try await PublisherContract.verify {
             (1...30).publisher.prefix(untilOutputFrom: Empty<Void, Never>(completeImmediately: false))
         }
-        try await PublisherContract.verify {
+        // The one exception: a trigger that emits before the upstream's subscription arrives
+        // finishes the subscriber without a subscription, as in Apple's Combine.
+        let report = await PublisherContract.check {
             (1...30).publisher.prefix(untilOutputFrom: Just(()))
         }
+        #expect(report.brokenRules == [.subscriptionFirst])
         try await PublisherContract.verify {
             let source = PassthroughSubject<Int, TestError>()
             let trigger = PassthroughSubject<Void, Never>()

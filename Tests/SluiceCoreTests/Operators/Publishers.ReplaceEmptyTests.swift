@@ -53,12 +53,12 @@ struct ReplaceEmptyTests {
         #expect(subscriber.completion == .finished)
     }
 
-    @Test func aSubscriptionAfterACancelBeforeAnySubscriptionIsIgnored() {
-        // Combine even asks it for `.unlimited`; Sluice leaves it alone.
+    @Test func aSubscriptionAfterACancelBeforeAnySubscriptionIsAskedForEverythingAsInCombine() {
+        // Combine asks it for `.unlimited` and never cancels it; nothing reaches the subscriber.
         let outcome = lateSubscriptionAfterCancel { (upstream: LatePublisher<Int, Never>) in
             upstream.replaceEmpty(with: 0)
         }
-        #expect(outcome.requests == [])
+        #expect(outcome.requests == [.unlimited])
         #expect(outcome.cancels == 0)
     }
 

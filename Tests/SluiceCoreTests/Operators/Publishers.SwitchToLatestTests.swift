@@ -378,6 +378,94 @@ struct SwitchToLatestTests {
         }
     }
 
+    @Test func anInnerValueBeyondTheDemandStopsTheProgram() async {
+        // As in Apple's Combine (SwitchToLatestTests/testCrashesWhenReceivingUnwantedValueFromNestedPublisher).
+        await #expect(processExitsWith: .failure) {
+            let upstream = PassthroughSubject<ManualPublisher<Int, Never>, Never>()
+            let inner = ManualPublisher<Int, Never>()
+            upstream.switchToLatest().subscribe(TestSubscriber<Int, Never>(initialDemand: .none))
+            upstream.send(inner)
+            inner.send(1)
+        }
+        await #expect(processExitsWith: .failure) {
+            // Beyond the demand while another value is being delivered.
+            let upstream = PassthroughSubject<ManualPublisher<Int, Never>, Never>()
+            let inner = ManualPublisher<Int, Never>()
+            let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+            subscriber.onValue = { value, _ in
+                if value == 1 { inner.send(2) }
+                return .none
+            }
+            upstream.switchToLatest().subscribe(subscriber)
+            upstream.send(inner)
+            inner.send(1)
+        }
+    }
+
+    @Test func anInnerValueWithinTheDemandDuringADeliveryWaitsForIt() {
+        let upstream = PassthroughSubject<ManualPublisher<Int, Never>, Never>()
+        let inner = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(2))
+        subscriber.onValue = { value, _ in
+            if value == 1 { #expect(inner.send(2) == .none) }
+            return .none
+        }
+        upstream.switchToLatest().subscribe(subscriber)
+        upstream.send(inner)
+        inner.send(1)
+        #expect(subscriber.values == [1, 2])
+    }
+
+    @Test func anInnerValueBeforeItsSubscriptionIsDeliveredAndGetsTheReturnedDemand() {
+        // As in Apple's Combine: the value passes and the subscriber's demand is returned to it.
+        let upstream = PassthroughSubject<LatePublisher<Int, Never>, Never>()
+        let inner = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .unlimited, demandPerValue: .max(42))
+        upstream.switchToLatest().subscribe(subscriber)
+        upstream.send(inner)
+        #expect(inner.send(1) == .max(42))
+        #expect(subscriber.values == [1])
+    }
+
+    @Test func aSubscriptionFromAnInnerThatCompletedIsLeftAlone() {
+        // As in Apple's Combine: neither kept nor cancelled; a second one while it is current is
+        // cancelled.
+        let upstream = PassthroughSubject<LatePublisher<Int, Never>, Never>()
+        let inner = LatePublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.switchToLatest().subscribe(subscriber)
+        upstream.send(inner)
+        let first = ManualPublisher<Int, Never>.Subscription()
+        let second = ManualPublisher<Int, Never>.Subscription()
+        inner.send(subscription: first)
+        inner.send(subscription: second)
+        #expect(first.requests == [] && first.cancelCount == 0)
+        #expect(second.cancelCount == 1)
+        inner.send(completion: .finished)
+        let late = ManualPublisher<Int, Never>.Subscription()
+        inner.send(subscription: late)
+        #expect(late.requests == [] && late.cancelCount == 0)
+        #expect(subscriber.eventDescriptions == ["subscription(SwitchToLatest)"])
+    }
+
+    @Test func anInnerSubscriptionArrivingAfterTheUpstreamFailedIsStillAskedForTheDemand() {
+        // As in Apple's Combine: it is asked for the outstanding demand and not cancelled; nothing
+        // it sends reaches the subscriber.
+        let upstream = PassthroughSubject<LatePublisher<Int, TestError>, TestError>()
+        let inner = LatePublisher<Int, TestError>()
+        let subscriber = TestSubscriber<Int, TestError>(initialDemand: .unlimited)
+        upstream.switchToLatest().subscribe(subscriber)
+        upstream.send(inner)
+        upstream.send(completion: .failure(TestError(code: 1)))
+        #expect(subscriber.eventDescriptions == ["subscription(SwitchToLatest)", "failure(TestError(code: 1))"])
+        let late = ManualPublisher<Int, TestError>.Subscription()
+        inner.send(subscription: late)
+        #expect(late.requests == [.unlimited])
+        #expect(late.cancelCount == 0)
+        inner.send(5)
+        #expect(subscriber.eventDescriptions == ["subscription(SwitchToLatest)", "failure(TestError(code: 1))"])
+    }
+
     @Test func theInnerSubscribersMirrorNamesItsParent() {
         let upstream = PassthroughSubject<CapturingPublisher, Never>()
         let inner = CapturingPublisher()
