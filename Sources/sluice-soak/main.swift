@@ -325,6 +325,7 @@ func soak(_ options: Options) -> Bool {
 
         let rss = residentBytes()
         peakRSS = max(peakRSS, rss)
+        if options.verbose { print("round \(round): resident memory \(String(format: "%.1f", Double(rss) / 1_048_576)) MiB") }
         if warmRSS == nil, sent >= max(options.events / 5, eventsPerRound * 10) || (options.seconds.map { Date().timeIntervalSince(started) >= $0 / 5 } ?? false) {
             warmRSS = rss
         }
