@@ -20,7 +20,9 @@
 //   sent (count and checksum, computed independently);
 // - no subscriber receives values concurrently, more values than it asked for, or anything after
 //   a completion;
-// and over the run: resident memory after warm-up grows by less than 10 %.
+// and over the run: resident memory grows by less than 10 % after warm-up (the median of the last
+// fifth of the rounds' samples against that of the first fifth after warm-up; sampled after
+// returning free pages to the system, see `residentBytes()`).
 
 import Dispatch
 import Foundation
@@ -221,10 +223,34 @@ final class Violations: Sendable {
 // MARK: Memory
 
 func residentBytes() -> Int {
+    // Give the allocator's free pages back first: worker threads (Dispatch's, behind receive(on:))
+    // allocate from arenas of their own, and what they free stays resident in them until trimmed.
+    // Without this, resident memory steps up with every new arena and measures the allocator,
+    // not what Sluice keeps alive.
+    _ = trimAllocator?(0)
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
           let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
     else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// How many threads the process has (`/proc/self/status`), for `--verbose`.
+func threadCount() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
+    else { return 0 }
+    return Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+}
+
+/// glibc's `malloc_trim`, looked up at run time (its header is not part of Swift's Glibc module);
+/// `nil` on other C libraries.
+let trimAllocator: (@convention(c) (Int) -> Int32)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
+    .map { unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self) }
+
+/// The median of some samples (0 when there are none).
+func median<C: Collection>(_ values: C) -> Int where C.Element == Int {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
 // MARK: The run
@@ -237,7 +263,8 @@ func soak(_ options: Options) -> Bool {
     let eventsPerRound = 200_000
     var sent = 0
     var round = 0
-    var warmRSS: Int?
+    var warmedUp = false
+    var samples: [Int] = []   // resident memory at the end of each round after warm-up
     var peakRSS = 0
     var wrongTotals = 0
 
@@ -284,13 +311,22 @@ func soak(_ options: Options) -> Bool {
             live.forEach { $0.cancel() }
         }
         churn.start()
-        DispatchQueue.concurrentPerform(iterations: options.threads) { t in
-            let subject = subjects[t % subjects.count]
-            for i in 0..<perThread {
-                subject.send(i &* options.threads &+ t)
-                if i % 256 == 255 { queues.forEach { $0.sync {} } }   // bound the queues' backlog
+        // Sender threads of their own, not Dispatch's workers: a worker that blocks in `sync` below
+        // makes Dispatch start more workers (dozens, each with its stack), and resident memory
+        // would measure Dispatch's thread pool rather than Sluice.
+        let sendersDone = DispatchSemaphore(value: 0)
+        let senders = (0..<options.threads).map { t in
+            Thread {
+                let subject = subjects[t % subjects.count]
+                for i in 0..<perThread {
+                    subject.send(i &* options.threads &+ t)
+                    if i % 256 == 255 { queues.forEach { $0.sync {} } }   // bound the queues' backlog
+                }
+                sendersDone.signal()
             }
         }
+        senders.forEach { $0.start() }
+        senders.forEach { _ in sendersDone.wait() }
         churnStop.store(true, ordering: .relaxed)
         subjects.forEach { $0.send(completion: .finished) }
         while !churn.isFinished { usleep(100) }
@@ -325,20 +361,29 @@ func soak(_ options: Options) -> Bool {
 
         let rss = residentBytes()
         peakRSS = max(peakRSS, rss)
-        if options.verbose { print("round \(round): resident memory \(String(format: "%.1f", Double(rss) / 1_048_576)) MiB") }
-        if warmRSS == nil, sent >= max(options.events / 5, eventsPerRound * 10) || (options.seconds.map { Date().timeIntervalSince(started) >= $0 / 5 } ?? false) {
-            warmRSS = rss
+        if options.verbose {
+            print(String(format: "round %d: resident memory %.1f MiB, %d threads", round, Double(rss) / 1_048_576, threadCount()))
         }
+        if !warmedUp, sent >= max(options.events / 5, eventsPerRound * 10) || (options.seconds.map { Date().timeIntervalSince(started) >= $0 / 5 } ?? false) {
+            warmedUp = true
+        }
+        if warmedUp { samples.append(rss) }
     }
 
     let elapsed = Date().timeIntervalSince(started)
-    let growth = warmRSS.map { Double(peakRSS - $0) / Double($0) } ?? 0
-    print(String(format: "sluice-soak: %d events in %d rounds, %.1f s (%.2f M events/s); resident memory after warm-up %.1f MiB, peak %.1f MiB (%+.1f %%)",
-                 sent, round, elapsed, Double(sent) / elapsed / 1e6, Double(warmRSS ?? 0) / 1_048_576, Double(peakRSS) / 1_048_576, growth * 100))
+    // Growth: the median of the last fifth of the samples against the median of the first fifth.
+    // Medians, not the peak: Dispatch's worker pool (behind receive(on:)) grows for a while under
+    // load, each thread with its stack, then shrinks again; a leak raises every later sample.
+    let fifth = max(1, samples.count / 5)
+    let warmRSS = median(samples.prefix(fifth))
+    let endRSS = median(samples.suffix(fifth))
+    let growth = warmRSS > 0 ? Double(endRSS - warmRSS) / Double(warmRSS) : 0
+    print(String(format: "sluice-soak: %d events in %d rounds, %.1f s (%.2f M events/s); resident memory after warm-up %.1f MiB, at the end %.1f MiB (%+.1f %%), peak %.1f MiB",
+                 sent, round, elapsed, Double(sent) / elapsed / 1e6, Double(warmRSS) / 1_048_576, Double(endRSS) / 1_048_576, growth * 100, Double(peakRSS) / 1_048_576))
     let problems = violations.all
     for (kind, count) in problems.sorted(by: { $0.key < $1.key }) { print("  violation: \(kind) × \(count)") }
     if wrongTotals > 0 { print("  rounds with wrong totals: \(wrongTotals)") }
-    if warmRSS == nil { print("  (the run was too short to measure memory after warm-up)") }
+    if samples.count < 2 { print("  (the run was too short to measure memory after warm-up)") }
     let memoryGrew = growth > 0.10
     if memoryGrew { print("  resident memory grew by more than 10 % after warm-up") }
     if !problems.isEmpty || wrongTotals > 0 || memoryGrew {
