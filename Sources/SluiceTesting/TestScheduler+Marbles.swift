@@ -13,15 +13,7 @@ extension TestScheduler {
         let timeline = MarbleDiagram(diagram, values: values, error: error)
         return Deferred { [self] in
             let player = MarblePlayer<Output, Failure>()
-            var date = now
-            var frame = 0
-            for (eventFrame, event) in timeline.events {
-                while frame < eventFrame {
-                    date = date.advanced(by: tick)
-                    frame += 1
-                }
-                schedule(after: date, tolerance: .zero, options: nil) { player.play(event) }
-            }
+            schedule(timeline, tick: tick) { player.play($0) }
             return player
         }.eraseToAnyPublisher()
     }
@@ -35,6 +27,20 @@ extension TestScheduler {
     ) -> AnyPublisher<Output, Failure> {
         let timeline = MarbleDiagram(diagram, values: values, error: error)
         let subject = PassthroughSubject<Output, Failure>()
+        schedule(timeline, tick: tick) { event in
+            switch event {
+            case .value(let value): subject.send(value)
+            case .completion(let completion): subject.send(completion: completion)
+            }
+        }
+        return subject.eraseToAnyPublisher()
+    }
+
+    /// Schedules `play` for each event of `timeline` at its frame: frame 0 now, one `tick` a frame.
+    private func schedule<Output, Failure: Error>(
+        _ timeline: MarbleDiagram<Output, Failure>, tick: SchedulerTimeType.Stride,
+        _ play: @escaping (MarbleDiagram<Output, Failure>.Event) -> Void
+    ) {
         var date = now
         var frame = 0
         for (eventFrame, event) in timeline.events {
@@ -42,14 +48,8 @@ extension TestScheduler {
                 date = date.advanced(by: tick)
                 frame += 1
             }
-            schedule(after: date, tolerance: .zero, options: nil) {
-                switch event {
-                case .value(let value): subject.send(value)
-                case .completion(let completion): subject.send(completion: completion)
-                }
-            }
+            schedule(after: date, tolerance: .zero, options: nil) { play(event) }
         }
-        return subject.eraseToAnyPublisher()
     }
 
     /// Subscribes to `publisher` now with unlimited demand, moves the clock `frames` frames of
