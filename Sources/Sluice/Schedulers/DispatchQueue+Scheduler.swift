@@ -233,6 +233,21 @@ extension DispatchQueue: Scheduler {
     }
 }
 
+extension DispatchQueue: RepeatingScheduler {
+    /// Makes `action` a block once; each call of the returned function enqueues that same block,
+    /// as `schedule(options:_:)` enqueues a new one: the queue then only allocates its own record
+    /// of the work.
+    @usableFromInline package func repeater(for action: @escaping () -> Void, options: SchedulerOptions?) -> () -> Void {
+        let block: @Sendable @convention(block) () -> Void = UncheckedAction(action).sendable
+        let qos = options?.qos ?? .unspecified
+        let flags = options?.flags ?? []
+        guard let group = options?.group else {
+            return { self.async(qos: qos, flags: flags, execute: block) }
+        }
+        return { self.async(group: group, qos: qos, flags: flags, execute: block) }
+    }
+}
+
 /// A scheduled action, carried across to the queue. Combine's scheduler API takes plain closures
 /// (source compatibility); the queue runs each exactly once (or per timer fire), never concurrently
 /// with itself for a serial queue.

@@ -10,6 +10,10 @@ protocol RelayTiming {
 
     /// Hands `action` to the scheduler.
     func schedule(_ action: @escaping () -> Void)
+
+    /// What schedules one more run of `action`, when the scheduler repeats a prepared action (see
+    /// ``RepeatingScheduler``); `nil` when each event needs a closure of its own.
+    func repeater(for action: @escaping () -> Void) -> (() -> Void)?
 }
 
 /// `receive(on:)`'s timing: each event at the scheduler's next opportunity
@@ -53,6 +57,10 @@ struct AfterInterval<Context: Scheduler>: RelayTiming {
     func schedule(_ action: @escaping () -> Void) {
         scheduler.schedule(after: scheduler.now.advanced(by: interval), tolerance: tolerance, options: options, action)
     }
+
+    /// Each delayed event has its own deadline: never a repeated action.
+    @inlinable
+    func repeater(for action: @escaping () -> Void) -> (() -> Void)? { nil }
 }
 
 /// The subscription of `receive(on:)` and `delay(for:)`: it passes the subscription, requests and
@@ -68,7 +76,10 @@ struct AfterInterval<Context: Scheduler>: RelayTiming {
 /// Its per-element path is inlinable, so that the client specialises it with the rest of the
 /// pipeline (no generic metadata per element). On ``ImmediateScheduler`` a value goes downstream
 /// directly, as the scheduler would run the action at once: the same events in the same order,
-/// without building the action.
+/// without building the action. On a ``RepeatingScheduler`` (a dispatch queue) the values wait in
+/// the relay and each is handed over as one more run of a single prepared action, which delivers
+/// the oldest: the same runs in the same order as one action per value, without a closure (and a
+/// block) per value; those runs hold the relay, not the subscriber, which a cancel releases at once.
 @usableFromInline
 final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscriber, Subscription, @unchecked Sendable {
     @usableFromInline typealias Input = Downstream.Input
@@ -86,11 +97,20 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
     /// copies an optional existential through its value witnesses.
     @exclusivity(unchecked) @usableFromInline var open = false
     @usableFromInline let timing: Timing
+    /// With a ``RepeatingScheduler`` (a dispatch queue): what schedules one more run of
+    /// ``deliverOldest()``, the relay's one prepared action; the values wait in ``waiting``.
+    @exclusivity(unchecked) @usableFromInline var repeater: (() -> Void)?
+    /// The values handed to ``repeater`` that have not run yet, oldest first.
+    @exclusivity(unchecked) @usableFromInline var waiting = DeliveryQueue<Input>()
 
     @inlinable
     init(downstream: Downstream, timing: Timing) {
         self.downstream = Boxed(downstream)
         self.timing = timing
+        // Each run takes over the retain taken when it was scheduled (see `receive(_:)`): the
+        // action itself does not hold the relay, which holds it.
+        let relay = Unmanaged.passUnretained(self)
+        repeater = timing.repeater { relay.takeRetainedValue().deliverOldest() }
     }
 
     @inlinable
@@ -111,6 +131,20 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
 
     @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
+        // (The first test is decided when the client specialises the relay: on the immediate
+        // scheduler, whose path is below, the repeater is not even read.)
+        if Timing.Context.self != ImmediateScheduler.self, let repeater {
+            // The value waits in the relay, and the run scheduled for it delivers the oldest one.
+            let accepted = lock.withLock { () -> Bool in
+                guard open else { return false }
+                waiting.append(input)
+                return true
+            }
+            guard accepted else { return .none }
+            _ = Unmanaged.passRetained(self)   // the run holds the relay, as a scheduled closure would
+            repeater()
+            return .none
+        }
         guard let downstream = lock.withLock({ open ? self.downstream : nil }) else { return .none }
         if Timing.Context.self == ImmediateScheduler.self {
             // The immediate scheduler would run the action right here, before returning: nothing
@@ -123,6 +157,18 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
             }
         }
         return .none
+    }
+
+    /// One run of ``repeater``: delivers the oldest waiting value, if any is left (none after a
+    /// cancel or the completion's delivery).
+    @inlinable
+    func deliverOldest() {
+        let next: (Input, Boxed<Downstream>)? = lock.withLock {
+            guard let downstream, let input = waiting.popFirst() else { return nil }
+            return (input, downstream)
+        }
+        guard let (input, downstream) = next else { return }
+        deliver(input, to: downstream)
     }
 
     /// Delivers a value whose turn has come, and requests from the upstream the demand the
@@ -155,12 +201,13 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
         }
     }
 
-    /// Under the lock: lets go of the subscriber and the upstream.
+    /// Under the lock: lets go of the subscriber, the upstream and any value still waiting.
     @inlinable
     func detach() {
         lock.withLock {
             downstream = nil
             upstream = nil
+            waiting.removeAll()
         }
     }
 
@@ -175,6 +222,7 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
             guard downstream != nil else { return nil }
             downstream = nil
             open = false
+            waiting.removeAll()
             defer { self.upstream = nil }
             return self.upstream
         }

@@ -15,11 +15,16 @@ extension Subscribers {
             self.rawValue = rawValue
         }
 
-        @usableFromInline
-        static let unlimitedRaw = UInt.max
+        // `unlimited` is computed and inlinable rather than stored (`static let`): code inlined
+        // into another module would otherwise call an accessor of the global each time it compares
+        // a demand with it. (`none` stays stored: folded the same way, it made the optimiser keep
+        // a sink's closure retained around each call in synchronous chains, +12 % instructions.)
+        @inlinable
+        static var unlimitedRaw: UInt { UInt.max }
 
         /// A request for as many values as the publisher can produce.
-        public static let unlimited = Demand(rawValue: unlimitedRaw)
+        @inlinable
+        public static var unlimited: Demand { Demand(rawValue: unlimitedRaw) }
 
         /// A request for no elements from the publisher. Requesting it through
         /// ``Subscription/request(_:)`` is a programmer error.
