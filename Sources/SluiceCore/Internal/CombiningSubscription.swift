@@ -106,7 +106,7 @@ where Downstream.Input == Storage.Output {
         var step = first
         var returned = Subscribers.Demand.none
         while true {
-            switch step {
+            switch consume step {
             case .idle:
                 return returned
             case .completion(let completion, let downstream):

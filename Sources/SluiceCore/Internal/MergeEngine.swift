@@ -94,7 +94,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
             return (action, takeDownstream())
         }
         while true {
-            switch action {
+            switch consume action {
             case .none, .request, .reject:
                 return
             case .forward(let forward):

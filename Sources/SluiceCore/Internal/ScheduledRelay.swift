@@ -167,7 +167,7 @@ final class ScheduledRelay<Downstream: Subscriber, Timing: RelayTiming>: Subscri
             guard let downstream, let input = waiting.popFirst() else { return nil }
             return (input, downstream)
         }
-        guard let (input, downstream) = next else { return }
+        guard let (input, downstream) = consume next else { return }
         deliver(input, to: downstream)
     }
 

@@ -272,7 +272,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     func run(_ first: Step) {
         var step = first
         while true {
-            switch step {
+            switch consume step {
             case .idle:
                 return
             case .completion(let completion, let downstream):

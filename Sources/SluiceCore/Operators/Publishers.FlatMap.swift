@@ -179,7 +179,7 @@ extension Publishers.FlatMap {
         func drain(_ first: State.Next, to target: Downstream) {
             var next = first
             while true {
-                switch next {
+                switch consume next {
                 case .idle:
                     return
                 case .complete(let completion):
