@@ -3,14 +3,16 @@
 /// does), waiting callers are served in order, a completion ends every wait (a failure is thrown
 /// to the first waiting caller, or to the next caller if none waits), and cancelling the waiting
 /// task cancels the subscription.
+@usableFromInline
 final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @unchecked Sendable {
-    private let lock = Lock()
-    @exclusivity(unchecked) private var subscription: (any Subscription)?
-    @exclusivity(unchecked) private var waiting: [UnsafeContinuation<Handover<Input>?, any Error>] = []
-    @exclusivity(unchecked) private var demandBeforeSubscription = 0
-    @exclusivity(unchecked) private var pendingFailure: Failure?
-    @exclusivity(unchecked) private var ended = false
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var subscription: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var waiting: [UnsafeContinuation<Handover<Input>?, any Error>] = []
+    @exclusivity(unchecked) @usableFromInline var demandBeforeSubscription = 0
+    @exclusivity(unchecked) @usableFromInline var pendingFailure: Failure?
+    @exclusivity(unchecked) @usableFromInline var ended = false
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let demand: Int? = lock.withLock {
             guard self.subscription == nil, !ended else { return nil }
@@ -25,6 +27,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
         if demand > 0 { subscription.request(.max(demand)) }
     }
 
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         let step: ValueStep = lock.withLock {
             guard !ended else { return .ignore }
@@ -47,6 +50,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let continuations: [UnsafeContinuation<Handover<Input>?, any Error>] = lock.withLock {
             guard !ended else { return [] }
@@ -66,6 +70,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
     }
 
     /// Ends the iteration: cancels the subscription and ends every wait with `nil`.
+    @inlinable
     func cancel() {
         let (subscription, continuations): ((any Subscription)?, [UnsafeContinuation<Handover<Input>?, any Error>]) = lock.withLock {
             ended = true
@@ -79,24 +84,28 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
         continuations.forEach { $0.resume(returning: nil) }
     }
 
-    private enum ValueStep {
+    @usableFromInline
+    enum ValueStep {
         case deliver(UnsafeContinuation<Handover<Input>?, any Error>)
         case endWaits([UnsafeContinuation<Handover<Input>?, any Error>])
         case ignore
     }
 
-    private enum NextStep {
+    @usableFromInline
+    enum NextStep {
         case request(any Subscription)
         case finish(Failure?)
         case wait
     }
 
     /// The next value, `nil` at the end; throws the upstream's failure once.
+    @inlinable
     func next() async throws -> Input? {
         try await nextHandover()?.value
     }
 
-    private func nextHandover() async throws -> Handover<Input>? {
+    @inlinable
+    func nextHandover() async throws -> Handover<Input>? {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Handover<Input>?, any Error>) in
                 let step: NextStep = lock.withLock {
@@ -125,6 +134,12 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
 }
 
 /// A value handed from the publisher's thread to the task awaiting it.
+@usableFromInline
 struct Handover<Value>: @unchecked Sendable {
-    let value: Value
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(value: Value) {
+        self.value = value
+    }
 }

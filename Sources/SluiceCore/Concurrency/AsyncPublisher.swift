@@ -12,29 +12,33 @@ public struct AsyncPublisher<P: Publisher>: AsyncSequence where P.Failure == Nev
         /// The type of element produced by the iterator.
         public typealias Element = P.Output
 
-        private let inner: IterationHandle<P.Output, Never>
+        @usableFromInline let inner: IterationHandle<P.Output, Never>
 
+        @inlinable
         init(_ publisher: P) {
             inner = IterationHandle(publisher)
         }
 
         /// Produces the next element in the sequence, or `nil` when the publisher finishes (or the
         /// waiting task is cancelled).
+        @inlinable
         public mutating func next() async -> P.Output? {
             try? await inner.core.next()
         }
     }
 
-    private let publisher: P
+    @usableFromInline let publisher: P
 
     /// Creates a publisher that exposes elements received from an upstream publisher as a
     /// non-throwing asynchronous sequence.
+    @inlinable
     public init(_ publisher: P) {
         self.publisher = publisher
     }
 
     /// Creates the asynchronous iterator that produces elements of this sequence; it subscribes
     /// to the publisher.
+    @inlinable
     public func makeAsyncIterator() -> Iterator {
         Iterator(publisher)
     }
@@ -54,29 +58,33 @@ public struct AsyncThrowingPublisher<P: Publisher>: AsyncSequence {
         /// The type of element produced by the iterator.
         public typealias Element = P.Output
 
-        private let inner: IterationHandle<P.Output, P.Failure>
+        @usableFromInline let inner: IterationHandle<P.Output, P.Failure>
 
+        @inlinable
         init(_ publisher: P) {
             inner = IterationHandle(publisher)
         }
 
         /// Produces the next element in the sequence, `nil` when the publisher finishes, or throws
         /// the publisher's failure.
+        @inlinable
         public mutating func next() async throws -> P.Output? {
             try await inner.core.next()
         }
     }
 
-    private let publisher: P
+    @usableFromInline let publisher: P
 
     /// Creates a publisher that exposes elements received from an upstream publisher as a
     /// throwing asynchronous sequence.
+    @inlinable
     public init(_ publisher: P) {
         self.publisher = publisher
     }
 
     /// Creates the asynchronous iterator that produces elements of this sequence; it subscribes
     /// to the publisher.
+    @inlinable
     public func makeAsyncIterator() -> Iterator {
         Iterator(publisher)
     }
@@ -84,9 +92,15 @@ public struct AsyncThrowingPublisher<P: Publisher>: AsyncSequence {
 
 /// Owns an iteration's subscriber: subscribes it, and cancels it when the last copy of the
 /// iterator goes away.
+///
+/// Inlinable, with ``AsyncIteratorCore``: the client specialises the subscription and each value's
+/// path for its publisher and element type (unspecialised, every value looked up generic metadata:
+/// more than half of the bridge's cost).
+@usableFromInline
 final class IterationHandle<Input, Failure: Error>: @unchecked Sendable {
-    let core = AsyncIteratorCore<Input, Failure>()
+    @usableFromInline let core = AsyncIteratorCore<Input, Failure>()
 
+    @inlinable
     init<P: Publisher>(_ publisher: P) where P.Output == Input, P.Failure == Failure {
         publisher.subscribe(core)
     }

@@ -21,11 +21,13 @@ public struct AsyncSequencePublisher<Base: AsyncSequence & Sendable>: Publisher 
     public let base: Base
 
     /// Creates a publisher of the elements of `base`.
+    @inlinable
     public init(_ base: Base) {
         self.base = base
     }
 
     /// Attaches the subscriber; iteration starts on its first request.
+    @inlinable
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
         subscriber.receive(subscription: AsyncSequenceSubscription(base: base, downstream: subscriber))
     }
@@ -34,28 +36,45 @@ public struct AsyncSequencePublisher<Base: AsyncSequence & Sendable>: Publisher 
 extension AsyncSequence where Self: Sendable {
     /// The sequence's elements as a publisher that pulls each one only when its subscriber has
     /// demand for it (the inverse of Combine's `values`).
+    @inlinable
     public var asPublisher: AsyncSequencePublisher<Self> { AsyncSequencePublisher(self) }
 }
 
 /// The subscription of ``AsyncSequencePublisher``: a task that pulls while there is demand.
-final class AsyncSequenceSubscription<Base: AsyncSequence & Sendable, Downstream: Subscriber>: Subscription, AsyncWork,
+///
+/// Inlinable, so that the client specialises it for its sequence and subscriber: the task's loop
+/// then runs without looking up generic metadata for every element.
+@usableFromInline
+final class AsyncSequenceSubscription<Base: AsyncSequence & Sendable, Downstream: Subscriber>: Subscription,
     CustomStringConvertible, @unchecked Sendable
 where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
-    private let lock = Lock()
-    private let base: Base
-    @exclusivity(unchecked) private var downstream: Downstream?
-    @exclusivity(unchecked) private var demand = Subscribers.Demand.none
-    @exclusivity(unchecked) private var task: Task<Void, Never>?
-    @exclusivity(unchecked) private var waiter: CheckedContinuation<Void, Never>?
+    @usableFromInline let lock = Lock()
+    @usableFromInline let base: Base
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var demand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var task: Task<Void, Never>?
+    @exclusivity(unchecked) @usableFromInline var waiter: CheckedContinuation<Void, Never>?
     /// Whether the task has been started (set under the lock by the first request: two requests
     /// racing on other threads must not both start one — `task` is only stored once it exists).
-    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) @usableFromInline var started = false
+    /// Starts the task that runs ``run()``: made in `init`, where the types are concrete, so that
+    /// the task runs the specialised loop even though `request(_:)` arrives through
+    /// `any Subscription` (which runs this class's code unspecialised).
+    @usableFromInline let startEntry: (AsyncSequenceSubscription) -> Task<Void, Never>
 
+    @inlinable
     init(base: Base, downstream: Downstream) {
         self.base = base
         self.downstream = downstream
+        startEntry = { subscription in
+            // The task captures the action, not the subscription, so it sees no metatype of the
+            // (maybe non-Sendable) subscriber; the action is the specialised loop.
+            let action = TaskAction { await subscription.run() }
+            return Task { await action.run() }
+        }
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         let (start, waiter): (Bool, CheckedContinuation<Void, Never>?) = lock.withLock {
@@ -69,8 +88,7 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         }
         waiter?.resume()
         guard start else { return }
-        let pump: any AsyncWork = self   // the task sees no generic metadata of the subscriber
-        let task = Task { await pump.run() }
+        let task = startEntry(self)
         let keep = lock.withLock { () -> Bool in
             guard downstream != nil else { return false }
             self.task = task
@@ -80,6 +98,7 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
     }
 
     /// Pulls elements while there is demand, until the end, a failure or a cancel.
+    @inlinable
     func run() async {
         var iterator = base.makeAsyncIterator()
         while await demandArrived() {
@@ -97,7 +116,8 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
     }
 
     /// Waits until the subscriber has demand; `false` once cancelled.
-    private func demandArrived() async -> Bool {
+    @inlinable
+    func demandArrived() async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: Bool = lock.withLock {
                 guard downstream != nil, demand == .none else { return true }
@@ -109,14 +129,16 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         return lock.withLock { downstream != nil } && !Task.isCancelled
     }
 
-    private func deliver(_ element: Base.Element) {
+    @inlinable
+    func deliver(_ element: Base.Element) {
         guard let downstream = takeDemand() else { return }
         let more = downstream.receive(element)
         if more > .none { lock.withLock { if self.downstream != nil { demand += more } } }
     }
 
     /// Under the lock: claims one unit of demand, and the subscriber to deliver to.
-    private func takeDemand() -> Downstream? {
+    @inlinable
+    func takeDemand() -> Downstream? {
         lock.withLock {
             guard let downstream, demand > .none else { return nil }
             demand -= 1
@@ -124,7 +146,8 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         }
     }
 
-    private func finish(_ completion: Subscribers.Completion<Base.Failure>) {
+    @inlinable
+    func finish(_ completion: Subscribers.Completion<Base.Failure>) {
         let downstream: Downstream? = lock.withLock {
             defer {
                 self.downstream = nil
@@ -135,6 +158,7 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         downstream?.receive(completion: completion)
     }
 
+    @inlinable
     func cancel() {
         let (task, waiter): (Task<Void, Never>?, CheckedContinuation<Void, Never>?) = lock.withLock {
             downstream = nil
@@ -148,6 +172,7 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
         waiter?.resume()
     }
 
+    @usableFromInline
     var description: String { "AsyncSequencePublisher" }
 }
 
@@ -155,4 +180,17 @@ where Downstream.Input == Base.Element, Downstream.Failure == Base.Failure {
 /// closure captures no metadata of the (maybe non-Sendable) subscriber type.
 protocol AsyncWork: AnyObject, Sendable {
     func run() async
+}
+
+/// An `async` action made where a subscription's types are concrete, carried into a task: the task
+/// closure captures only this (no metatype of a subscriber that may not be `Sendable`). Its action
+/// touches only the subscription that made it, which is `Sendable` (guarded by its lock).
+@usableFromInline
+struct TaskAction: @unchecked Sendable {
+    @usableFromInline let run: () async -> Void
+
+    @inlinable
+    init(_ run: @escaping () async -> Void) {
+        self.run = run
+    }
 }
