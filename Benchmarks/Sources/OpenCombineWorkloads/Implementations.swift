@@ -14,6 +14,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "passthroughSend1": passthroughSend1,
         "passthroughSend10": passthroughSend10,
         "currentValueSend": currentValueSend,
+        "shareSend": shareSend,
         "subscribeCancel": subscribeCancel,
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,

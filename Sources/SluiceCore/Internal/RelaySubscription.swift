@@ -18,11 +18,11 @@ final class RelaySubscription<Downstream: Subscriber>: Subscriber, Subscription,
     @usableFromInline typealias Failure = Downstream.Failure
 
     @usableFromInline let lock = Lock()
-    // Guarded by `lock`:
-    @usableFromInline var downstream: Downstream?
-    @usableFromInline var upstream = UpstreamStatus()
+    // Guarded by `lock`, which makes their exclusivity explicit: they skip the runtime checks.
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
     /// Held until the subscriber cancels or completes.
-    @usableFromInline var keepAlive: AnyObject?
+    @exclusivity(unchecked) @usableFromInline var keepAlive: AnyObject?
     /// The description.
     @usableFromInline let name: String
 

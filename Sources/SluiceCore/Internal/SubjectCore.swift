@@ -207,6 +207,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
 
 /// A subject of this package, which keeps the upstream subscriptions handed to it and can drop one
 /// whose bridge (``Publisher/subscribe(_:)-(S)``) has been cancelled.
+@usableFromInline
 package protocol UpstreamKeepingSubject: AnyObject {
     /// Drops `subscription` from the upstream subscriptions kept.
     func forgetUpstream(_ subscription: AnyObject)

@@ -190,11 +190,11 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
 
     @usableFromInline let lock = Lock()
     // Guarded by `lock`:
-    @usableFromInline var state: State
-    @usableFromInline var downstream: Downstream?
-    @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var other = UpstreamStatus()
-    @usableFromInline var subscriptionForwarded = false
+    @exclusivity(unchecked) @usableFromInline var state: State
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+    @exclusivity(unchecked) @usableFromInline var other = UpstreamStatus()
+    @exclusivity(unchecked) @usableFromInline var subscriptionForwarded = false
     // Immutable:
     /// The other publisher's failure as this stream's (drop), or `nil` (prefix ignores it).
     @usableFromInline let bridgeFailure: ((OtherFailure) -> Failure)?

@@ -37,7 +37,7 @@ extension Publishers {
 
         @usableFromInline let lock = Lock()
         /// Guarded by `lock`.
-        @usableFromInline var state = AutoconnectState()
+        @exclusivity(unchecked) @usableFromInline var state = AutoconnectState()
 
         /// Creates a publisher that automatically connects to an upstream connectable publisher.
         ///
@@ -65,8 +65,9 @@ extension Publishers {
         }
 
         /// Connects or disconnects as the state decides, outside the lock, until nothing is left to
-        /// do.
-        @usableFromInline
+        /// do. Inlinable, so that a first subscriber's connect runs specialised for the upstream: a
+        /// multicast's connection then carries each value through specialised code.
+        @inlinable
         func perform(_ first: AutoconnectState.Action, on thread: UInt) {
             var action = first
             while true {
@@ -224,10 +225,10 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     @usableFromInline typealias Failure = Upstream.Failure
 
     @usableFromInline let lock = Lock()
-    // Guarded by `lock`:
-    @usableFromInline var parent: Publishers.Autoconnect<Upstream>?
-    @usableFromInline var downstream: Downstream?
-    @usableFromInline var subscribed = false
+    // Guarded by `lock`, which makes their exclusivity explicit: they skip the runtime checks.
+    @exclusivity(unchecked) @usableFromInline var parent: Publishers.Autoconnect<Upstream>?
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var subscribed = false
 
     @inlinable
     init(parent: Publishers.Autoconnect<Upstream>, downstream: Downstream) {

@@ -328,11 +328,11 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
 
     @usableFromInline let lock = Lock()
     // Guarded by `lock`:
-    @usableFromInline var state: State
-    @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var state: State
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
     /// Kept until the downstream cancels or the stream completes (an overflow cancels it but
     /// keeps it: `.keepFull` still asks it for refills, as Apple's Combine does).
-    @usableFromInline var upstream: (any Subscription)?
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
     // Immutable:
     @usableFromInline let initialRequest: Subscribers.Demand?
     @usableFromInline let refills: Bool

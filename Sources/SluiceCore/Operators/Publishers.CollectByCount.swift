@@ -48,13 +48,13 @@ extension Publishers.CollectByCount {
         @usableFromInline let lock = Lock()
         @usableFromInline let count: Int
         /// Touched only by the upstream's (serialised) `receive` calls, never under the lock.
-        @usableFromInline var buffer: [Upstream.Output] = []
+        @exclusivity(unchecked) @usableFromInline var buffer: [Upstream.Output] = []
         // Guarded by `lock`:
-        @usableFromInline var upstream = UpstreamStatus()
-        @usableFromInline var downstream: Downstream?
-        @usableFromInline var isCancelled = false
+        @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+        @exclusivity(unchecked) @usableFromInline var isCancelled = false
         /// Set when the downstream cancels before the upstream's subscription arrived.
-        @usableFromInline var cancelledBeforeSubscription = false
+        @exclusivity(unchecked) @usableFromInline var cancelledBeforeSubscription = false
 
         @inlinable
         init(downstream: Downstream, count: Int) {

@@ -196,9 +196,9 @@ extension Publishers.Concatenate {
     where Downstream.Input == Suffix.Output, Downstream.Failure == Suffix.Failure {
         @usableFromInline let lock = Lock()
         /// Guarded by `lock`; released on cancel (and once subscribed).
-        @usableFromInline var suffix: Suffix?
+        @exclusivity(unchecked) @usableFromInline var suffix: Suffix?
         /// Guarded by `lock`.
-        @usableFromInline var state: ConcatenateState<Downstream>
+        @exclusivity(unchecked) @usableFromInline var state: ConcatenateState<Downstream>
 
         @inlinable
         init(downstream: Downstream, suffix: Suffix) {

@@ -63,12 +63,12 @@ extension Publishers.Drop {
 
         @usableFromInline let lock = Lock()
         /// Elements still to drop; touched only by the upstream's serialised calls.
-        @usableFromInline var remaining: Int
+        @exclusivity(unchecked) @usableFromInline var remaining: Int
         // Guarded by `lock`:
-        @usableFromInline var upstream = UpstreamStatus()
-        @usableFromInline var downstream: Downstream?
+        @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
         /// What the subscriber requested before the upstream's subscription arrived.
-        @usableFromInline var pendingDemand = Subscribers.Demand.none
+        @exclusivity(unchecked) @usableFromInline var pendingDemand = Subscribers.Demand.none
 
         @inlinable
         init(downstream: Downstream, count: Int) {

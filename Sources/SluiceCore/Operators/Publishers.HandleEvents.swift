@@ -124,12 +124,12 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     @usableFromInline let hooks: EventHooks<Downstream.Input, Downstream.Failure>
     @usableFromInline let name: String
     // Guarded by `lock`:
-    @usableFromInline var upstream = UpstreamStatus()
-    @usableFromInline var downstream: Downstream?
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
     /// Demand requested before the subscription arrived.
-    @usableFromInline var pendingDemand = Subscribers.Demand.none
+    @exclusivity(unchecked) @usableFromInline var pendingDemand = Subscribers.Demand.none
     /// Cancelled before any subscription arrived.
-    @usableFromInline var cancelledEarly = false
+    @exclusivity(unchecked) @usableFromInline var cancelledEarly = false
 
     @inlinable
     init(downstream: Downstream, hooks: EventHooks<Downstream.Input, Downstream.Failure>, name: String) {

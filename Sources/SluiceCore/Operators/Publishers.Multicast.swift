@@ -71,6 +71,7 @@ extension Publishers {
         /// connection. The connection does not keep the subject alive.
         ///
         /// - Returns: A ``Cancellable`` that disconnects the subject from the upstream.
+        @inlinable
         public func connect() -> any Cancellable {
             let bridge = SubjectSubscriber(weakly: sharedSubject())
             upstream.receive(subscriber: bridge)

@@ -53,12 +53,12 @@ extension Publishers.Output {
         @usableFromInline let lock = Lock()
         @usableFromInline let range: CountableRange<Int>
         // Guarded by `lock`:
-        @usableFromInline var upstream = UpstreamStatus()
-        @usableFromInline var downstream: Downstream?
+        @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
+        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
         /// The index of the next upstream value.
-        @usableFromInline var index = 0
+        @exclusivity(unchecked) @usableFromInline var index = 0
         /// Set by a `cancel()` that came before the upstream's subscription.
-        @usableFromInline var cancelledUnsubscribed = false
+        @exclusivity(unchecked) @usableFromInline var cancelledUnsubscribed = false
 
         @inlinable
         init(downstream: Downstream, range: CountableRange<Int>) {

@@ -51,7 +51,7 @@ extension Publishers.Scan {
 
         @usableFromInline let downstream: Downstream
         @usableFromInline let nextPartialResult: (Output, Upstream.Output) -> Output
-        @usableFromInline var result: Output
+        @exclusivity(unchecked) @usableFromInline var result: Output
 
         @inlinable
         init(downstream: Downstream, initialResult: Output,

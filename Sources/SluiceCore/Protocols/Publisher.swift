@@ -38,6 +38,7 @@ extension Publisher {
     /// The subject requests `.unlimited` values and re-publishes each value and the completion to
     /// its own subscribers. - Returns: A cancellable that ends the attachment when cancelled or
     /// deallocated.
+    @inlinable
     public func subscribe<S: Subject>(_ subject: S) -> AnyCancellable
     where S.Output == Output, S.Failure == Failure {
         let subscriber = SubjectSubscriber(subject)

@@ -111,16 +111,16 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
     @usableFromInline typealias Failure = S.Failure
 
     @usableFromInline let lock = Lock()
-    @usableFromInline var downstream: S?
+    @exclusivity(unchecked) @usableFromInline var downstream: S?
     /// The future, until the result is delivered or the subscription cancelled (so a cancel can
     /// leave its list; the mirror shows it as `parent`).
-    @usableFromInline var future: Future<Output, Failure>?
-    @usableFromInline var result: Result<Output, Failure>?
-    @usableFromInline var hasDemand = false
+    @exclusivity(unchecked) @usableFromInline var future: Future<Output, Failure>?
+    @exclusivity(unchecked) @usableFromInline var result: Result<Output, Failure>?
+    @exclusivity(unchecked) @usableFromInline var hasDemand = false
     /// `receive(subscription:)` has returned.
-    @usableFromInline var isReady = false
+    @exclusivity(unchecked) @usableFromInline var isReady = false
     /// `cancel()` was called (possibly from inside `receive(_:)`, between value and completion).
-    @usableFromInline var isCancelled = false
+    @exclusivity(unchecked) @usableFromInline var isCancelled = false
 
     /// What to deliver, decided under the lock and done outside it.
     @usableFromInline

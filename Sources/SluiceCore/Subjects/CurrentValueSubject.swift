@@ -55,5 +55,5 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
 
 extension CurrentValueSubject: UpstreamKeepingSubject {
     /// Drops an upstream subscription whose bridge was cancelled.
-    package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
+    @usableFromInline package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
 }

@@ -46,5 +46,5 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject, @uncheck
 
 extension PassthroughSubject: UpstreamKeepingSubject {
     /// Drops an upstream subscription whose bridge was cancelled.
-    package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
+    @usableFromInline package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
 }

@@ -6,42 +6,53 @@
 /// As Apple's Combine: a completion that arrives before the upstream subscription is ignored. A
 /// multicast's connection holds its subject weakly (``init(weakly:)``): it does not keep the subject
 /// alive, the multicast and the subject's subscribers do.
+///
+/// Inlinable, so that the client specialises it with the subject and the upstream's subscription to
+/// it: unspecialised, each value looked up generic metadata on its way into the subject.
+@usableFromInline
 final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStringConvertible, CustomReflectable,
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = S.Output
-    typealias Failure = S.Failure
+    @usableFromInline typealias Input = S.Output
+    @usableFromInline typealias Failure = S.Failure
 
-    private let lock = Lock()
-    // Guarded by `lock`; at most one of the two is set.
-    private var subject: S?
-    private weak var weakSubject: S?
-    private var upstream = UpstreamStatus()
+    @usableFromInline let lock = Lock()
+    // Guarded by `lock` (which makes their exclusivity explicit: they skip the runtime checks); at
+    // most one of the first two is set.
+    @exclusivity(unchecked) @usableFromInline var subject: S?
+    @exclusivity(unchecked) @usableFromInline weak var weakSubject: S?
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
 
     /// A bridge that keeps `subject` alive until it is cancelled or completes.
+    @inlinable
     init(_ subject: S) {
         self.subject = subject
     }
 
     /// A bridge that does not keep `subject` alive.
+    @inlinable
     init(weakly subject: S) {
         weakSubject = subject
     }
 
     /// The subject, if it is still there. Call with the lock held.
-    private var target: S? { subject ?? weakSubject }
+    @inlinable
+    var target: S? { subject ?? weakSubject }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         let (accepted, subject) = lock.withLock { (upstream.attach(subscription), target) }
         guard accepted, let subject else { return subscription.cancel() }
         subject.send(subscription: self)
     }
 
+    @inlinable
     func receive(_ input: S.Output) -> Subscribers.Demand {
         lock.withLock { upstream.isTerminal ? nil : target }?.send(input)
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<S.Failure>) {
         let subject = lock.withLock { () -> S? in
             guard upstream.subscription != nil, upstream.finish() else { return nil }
@@ -54,11 +65,13 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
         subject?.send(completion: completion)
     }
 
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         lock.withLock { upstream.subscription }?.request(demand)
     }
 
+    @inlinable
     func cancel() {
         let (subscription, subject) = lock.withLock { () -> ((any Subscription)?, S?) in
             defer {
@@ -75,10 +88,13 @@ final class SubjectSubscriber<S: Subject>: Subscriber, Subscription, CustomStrin
         }
     }
 
+    @usableFromInline
     var description: String { "Subject" }
+    @usableFromInline
     var customMirror: Mirror {
         let (subject, upstream) = lock.withLock { (target, self.upstream.subscription) }
         return Mirror(self, children: ["downstreamSubject": subject as Any, "upstreamSubscription": upstream as Any])
     }
+    @usableFromInline
     var playgroundDescription: Any { description }
 }
