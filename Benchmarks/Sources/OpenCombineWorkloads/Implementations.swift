@@ -15,6 +15,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "passthroughSend10": passthroughSend10,
         "currentValueSend": currentValueSend,
         "shareSend": shareSend,
+        "publishedSet": publishedSet,
         "subscribeCancel": subscribeCancel,
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,

@@ -163,6 +163,7 @@ extension Publisher where Failure == Never {
     ///
     /// - Parameter published: A property marked with the `@Published` attribute, which receives and
     ///   republishes all elements received from the upstream publisher.
+    @inlinable
     public func assign(to published: inout Published<Output>.Publisher) {
         let box = published.box
         let subscriber = PublishedAssignment(box)
@@ -209,11 +210,13 @@ class PublishedBoxBase: @unchecked Sendable {
     }
 
     /// Keeps an `assign(to:)` subscription alive while this storage lives.
+    @usableFromInline
     func retain(_ assignment: any Cancellable & AnyObject) {
         lock.withLock { assignments.append(assignment) }
     }
 
     /// Forgets an `assign(to:)` subscription whose upstream completed.
+    @usableFromInline
     func release(_ assignment: AnyObject) {
         let removed = lock.withLock { () -> (any Cancellable & AnyObject)? in
             guard let index = assignments.firstIndex(where: { $0 === assignment }) else { return nil }
@@ -272,21 +275,25 @@ extension Published: PublishedStorage {
 ///
 /// The storage keeps this subscriber alive and cancels it when it deinitializes; this subscriber
 /// holds the storage weakly, so no cycle forms (object → storage → subscriber ⇢ storage).
+/// Inlinable, so that each value's assignment runs specialised for the property's type.
+@usableFromInline
 final class PublishedAssignment<Value>: Subscriber, Cancellable, CustomStringConvertible, CustomReflectable,
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
-    typealias Input = Value
-    typealias Failure = Never
+    @usableFromInline typealias Input = Value
+    @usableFromInline typealias Failure = Never
 
-    private let lock = Lock()
-    private var upstream = UpstreamStatus()
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()   // guarded by `lock`
     /// Set once, in `init`; weak so the property's storage can deinitialize.
-    private weak var box: PublishedBox<Value>?
+    @exclusivity(unchecked) @usableFromInline weak var box: PublishedBox<Value>?
 
+    @inlinable
     init(_ box: PublishedBox<Value>) {
         self.box = box
     }
 
+    @inlinable
     func receive(subscription: any Subscription) {
         if lock.withLock({ upstream.attach(subscription) }) {
             subscription.request(.unlimited)
@@ -295,23 +302,26 @@ final class PublishedAssignment<Value>: Subscriber, Cancellable, CustomStringCon
         }
     }
 
+    @inlinable
     func receive(_ input: Value) -> Subscribers.Demand {
         guard !lock.withLock({ upstream.isTerminal }) else { return .none }
         box?.set(input)
         return .none
     }
 
+    @inlinable
     func receive(completion: Subscribers.Completion<Never>) {
         if lock.withLock({ upstream.finish() }) {
             box?.release(self)
         }
     }
 
+    @inlinable
     func cancel() {
         lock.withLock { upstream.detach() }?.cancel()
     }
 
-    var description: String { "PublishedSubscriber" }
-    var customMirror: Mirror { Mirror(self, children: [:]) }
-    var playgroundDescription: Any { description }
+    @usableFromInline var description: String { "PublishedSubscriber" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var playgroundDescription: Any { description }
 }
