@@ -16,6 +16,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "currentValueSend": currentValueSend,
         "shareSend": shareSend,
         "publishedSet": publishedSet,
+        "erasedSend": erasedSend,
         "subscribeCancel": subscribeCancel,
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,
