@@ -16,3 +16,32 @@ final class Boxed<Value> {
         self.value = value
     }
 }
+
+/// How a subscription keeps a subscriber it must be able to let go of, in one optional reference
+/// (`AnyObject?`, which deinit releases without metadata, as ``Boxed``): the subscriber itself when
+/// it is a class instance — nothing to allocate — and a ``Boxed`` otherwise.
+///
+/// For subscriptions that reach their subscriber a few times (a single value's): on a path taken for
+/// every value, reading the subscriber back costs a retain more than reading a ``Boxed`` (measured on
+/// subject sends: +9 %). The owner asks ``isObject`` once and keeps the answer, as the type test does
+/// not always fold away.
+@usableFromInline
+enum HeldReference<Value> {
+    /// Whether a `Value` is a single class reference, held as it is.
+    @inlinable
+    static var isObject: Bool {
+        MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size && Value.self is AnyObject.Type
+    }
+
+    /// The reference that holds `value`; `isObject` is ``isObject``.
+    @inlinable
+    static func hold(_ value: Value, isObject: Bool) -> AnyObject {
+        isObject ? unsafeBitCast(value, to: AnyObject.self) : Boxed(value)
+    }
+
+    /// The value `object` (made by ``hold(_:isObject:)``) holds.
+    @inlinable
+    static func value(of object: AnyObject, isObject: Bool) -> Value {
+        isObject ? unsafeBitCast(object, to: Value.self) : unsafeDowncast(object, to: Boxed<Value>.self).value
+    }
+}

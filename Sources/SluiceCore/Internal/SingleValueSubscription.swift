@@ -7,13 +7,16 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
 {
     @usableFromInline let lock = Lock()
     /// Guarded by `lock` (as `isCancelled` is): their exclusivity is explicit, no runtime checks.
-    @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<S>?
-    /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
-    /// looking up `Optional` metadata (see ``Boxed``).
+    @exclusivity(unchecked) @usableFromInline var heldDownstream: AnyObject?
+    /// Held as ``HeldReference`` says: a subscriber that is a class instance (a `flatMap`'s inner
+    /// subscriber, a sink) without a box of its own; deinit, which runs unspecialised, releases a
+    /// reference instead of looking up `Optional` metadata (see ``Boxed``).
     @inlinable var downstream: S? {
-        get { boxedDownstream?.value }
-        set { boxedDownstream = newValue.map { Boxed($0) } }
+        get { heldDownstream.map { HeldReference.value(of: $0, isObject: downstreamIsObject) } }
+        set { heldDownstream = newValue.map { HeldReference.hold($0, isObject: downstreamIsObject) } }
     }
+    /// ``HeldReference/isObject`` for the subscriber's type.
+    @usableFromInline let downstreamIsObject: Bool
     /// Set by `cancel()`: a cancel from inside `receive(_:)` suppresses the completion.
     @exclusivity(unchecked) @usableFromInline var isCancelled = false
     @usableFromInline let value: S.Input
@@ -22,7 +25,8 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     @inlinable
     init(_ value: S.Input, downstream: S, name: String) {
         self.value = value
-        boxedDownstream = Boxed(downstream)
+        downstreamIsObject = HeldReference<S>.isObject
+        heldDownstream = HeldReference.hold(downstream, isObject: downstreamIsObject)
         self.name = name
     }
 

@@ -63,13 +63,16 @@ extension Publishers.Sequence {
         CustomPlaygroundDisplayConvertible, @unchecked Sendable
     where S.Input == Elements.Element, S.Failure == Failure {
         @usableFromInline let lock = Lock()
-        @exclusivity(unchecked) @usableFromInline var boxedDownstream: Boxed<S>?
-        /// Boxed, so that deinit (which runs unspecialised) releases a reference instead of
-        /// looking up `Optional` metadata (see ``Boxed``).
+        @exclusivity(unchecked) @usableFromInline var heldDownstream: AnyObject?
+        /// Held as ``HeldReference`` says (a sink without a box of its own; read once per pump, not
+        /// per element); deinit, which runs unspecialised, releases a reference instead of looking
+        /// up `Optional` metadata (see ``Boxed``).
         @inlinable var downstream: S? {
-            get { boxedDownstream?.value }
-            set { boxedDownstream = newValue.map { Boxed($0) } }
+            get { heldDownstream.map { HeldReference.value(of: $0, isObject: downstreamIsObject) } }
+            set { heldDownstream = newValue.map { HeldReference.hold($0, isObject: downstreamIsObject) } }
         }
+        /// ``HeldReference/isObject`` for the subscriber's type.
+        @usableFromInline let downstreamIsObject: Bool
         /// `false` once cancelled or finished.
         @exclusivity(unchecked) @usableFromInline var isLive = true
         /// Set by `cancel()` (as well as `isLive`): read without the lock by the pump once the demand
@@ -97,7 +100,8 @@ extension Publishers.Sequence {
             completion: Subscribers.Completion<Failure> = .finished, endedName: String = "Sequence",
             mirrorsCompletion: Bool = false
         ) {
-            boxedDownstream = Boxed(downstream)
+            downstreamIsObject = HeldReference<S>.isObject
+            heldDownstream = HeldReference.hold(downstream, isObject: downstreamIsObject)
             self.iterator = iterator
             next = first
             self.sequence = sequence
