@@ -17,6 +17,8 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "shareSend": shareSend,
         "publishedSet": publishedSet,
         "erasedSend": erasedSend,
+        "catchSend": catchSend,
+        "assignSend": assignSend,
         "subscribeCancel": subscribeCancel,
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,

@@ -64,6 +64,8 @@ public let workloads: [Workload] = [
     Workload(name: "shareSend", title: "PassthroughSubject → share() → sink", elements: 1_000_000),
     Workload(name: "publishedSet", title: "@Published assignment → 1 sink", elements: 1_000_000),
     Workload(name: "erasedSend", title: "PassthroughSubject → map → eraseToAnyPublisher() → sink", elements: 1_000_000),
+    Workload(name: "catchSend", title: "PassthroughSubject → retry(1) → catch → sink", elements: 1_000_000),
+    Workload(name: "assignSend", title: "PassthroughSubject → assign(to:on:)", elements: 1_000_000),
     Workload(name: "subscribeCancel", title: "subscribe 5-operator chain + cancel", elements: 1_000),
     Workload(name: "subscribeSinkCancel", title: "subscribe sink + cancel", elements: 1_000),
     Workload(name: "flatMapJust", title: "sequence → flatMap { Just($0) } → sink", elements: 1_000),

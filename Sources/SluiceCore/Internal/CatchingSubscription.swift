@@ -12,16 +12,16 @@ where Downstream.Input == NewPublisher.Output {
     @usableFromInline typealias Input = NewPublisher.Output
     @usableFromInline typealias Failure = UpstreamFailure
 
-    private let lock = Lock()
-    /// Guarded by `lock`.
-    private var state: SwitchingUpstream<Downstream>
+    @usableFromInline let lock = Lock()
+    /// Guarded by `lock` (which makes its exclusivity explicit: no runtime checks).
+    @exclusivity(unchecked) @usableFromInline var state: SwitchingUpstream<Downstream>
     /// Guarded by `lock`: the handler's publisher has replaced the first upstream.
-    private var switched = false
-    private let handler: (UpstreamFailure) -> Result<NewPublisher, Downstream.Failure>
-    private let mapNewFailure: (NewPublisher.Failure) -> Downstream.Failure
-    private let name: String
+    @exclusivity(unchecked) @usableFromInline var switched = false
+    @usableFromInline let handler: (UpstreamFailure) -> Result<NewPublisher, Downstream.Failure>
+    @usableFromInline let mapNewFailure: (NewPublisher.Failure) -> Downstream.Failure
+    @usableFromInline let name: String
 
-    @usableFromInline
+    @inlinable
     init(
         downstream: Downstream,
         name: String,
@@ -44,25 +44,25 @@ where Downstream.Input == NewPublisher.Output {
 
     // MARK: Subscription (downstream side)
 
-    @usableFromInline
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         lock.withLock { state.request(demand) }?.request(demand)
     }
 
-    @usableFromInline
+    @inlinable
     func cancel() {
         lock.withLock { state.cancel() }?.cancel()
     }
 
     // MARK: Subscriber (both upstreams)
 
-    @usableFromInline
+    @inlinable
     func receive(subscription: any Subscription) {
         lock.withLock { state.attach(subscription) }.perform(on: subscription, owner: self)
     }
 
-    @usableFromInline
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         guard let target = lock.withLock({ state.willDeliver("catch") }) else { return .none }
         let more = target.receive(input)
@@ -70,7 +70,7 @@ where Downstream.Input == NewPublisher.Output {
         return lock.withLock { state.delivered(adding: more) }
     }
 
-    @usableFromInline
+    @inlinable
     func receive(completion: Subscribers.Completion<UpstreamFailure>) {
         let isFirstUpstream: Bool? = lock.withLock {
             // Before the subscription: ignored, as Apple's Combine does.
@@ -98,28 +98,32 @@ where Downstream.Input == NewPublisher.Output {
         }
     }
 
-    fileprivate func receiveFromNew(completion: Subscribers.Completion<NewPublisher.Failure>) {
+    @inlinable
+    func receiveFromNew(completion: Subscribers.Completion<NewPublisher.Failure>) {
         switch completion {
         case .finished: finish(.finished)
         case .failure(let error): finish(.failure(mapNewFailure(error)))
         }
     }
 
-    private func finish(_ completion: Subscribers.Completion<Downstream.Failure>) {
+    @inlinable
+    func finish(_ completion: Subscribers.Completion<Downstream.Failure>) {
         lock.withLock { state.terminate() }?.receive(completion: completion)
     }
 
     /// The subscriber put on the new publisher: forwards everything to the owner.
-    private struct NewSide: Subscriber, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible {
-        typealias Input = NewPublisher.Output
-        typealias Failure = NewPublisher.Failure
-        let owner: CatchingSubscription
-        let combineIdentifier = CombineIdentifier()
-        var description: String { owner.name }
-        var customMirror: Mirror { owner.customMirror }
-        var playgroundDescription: Any { owner.name }
-        func receive(subscription: any Subscription) { owner.receive(subscription: subscription) }
-        func receive(_ input: Input) -> Subscribers.Demand { owner.receive(input) }
-        func receive(completion: Subscribers.Completion<Failure>) { owner.receiveFromNew(completion: completion) }
+    @usableFromInline
+    struct NewSide: Subscriber, CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible {
+        @usableFromInline typealias Input = NewPublisher.Output
+        @usableFromInline typealias Failure = NewPublisher.Failure
+        @usableFromInline let owner: CatchingSubscription
+        @usableFromInline let combineIdentifier = CombineIdentifier()
+        @inlinable init(owner: CatchingSubscription) { self.owner = owner }
+        @usableFromInline var description: String { owner.name }
+        @usableFromInline var customMirror: Mirror { owner.customMirror }
+        @usableFromInline var playgroundDescription: Any { owner.name }
+        @inlinable func receive(subscription: any Subscription) { owner.receive(subscription: subscription) }
+        @inlinable func receive(_ input: Input) -> Subscribers.Demand { owner.receive(input) }
+        @inlinable func receive(completion: Subscribers.Completion<Failure>) { owner.receiveFromNew(completion: completion) }
     }
 }

@@ -46,15 +46,15 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     @usableFromInline typealias Input = Upstream.Output
     @usableFromInline typealias Failure = Upstream.Failure
 
-    private let lock = Lock()
-    private let upstream: Upstream
-    // Guarded by `lock`:
-    private var state: SwitchingUpstream<Downstream>
-    private var remaining: Int?
-    private var subscribing = false
-    private var resubscribe = false
+    @usableFromInline let lock = Lock()
+    @usableFromInline let upstream: Upstream
+    // Guarded by `lock`, which makes their exclusivity explicit: no runtime checks.
+    @exclusivity(unchecked) @usableFromInline var state: SwitchingUpstream<Downstream>
+    @exclusivity(unchecked) @usableFromInline var remaining: Int?
+    @exclusivity(unchecked) @usableFromInline var subscribing = false
+    @exclusivity(unchecked) @usableFromInline var resubscribe = false
 
-    @usableFromInline
+    @inlinable
     init(upstream: Upstream, retries: Int?, downstream: Downstream) {
         self.upstream = upstream
         self.remaining = retries
@@ -66,7 +66,7 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     @usableFromInline var playgroundDescription: Any { description }
 
     /// Subscribes to the upstream, looping while subscriptions fail synchronously.
-    @usableFromInline
+    @inlinable
     func start() {
         lock.withLock { subscribing = true }
         while true {
@@ -83,23 +83,23 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
         }
     }
 
-    @usableFromInline
+    @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         lock.withLock { state.request(demand) }?.request(demand)
     }
 
-    @usableFromInline
+    @inlinable
     func cancel() {
         lock.withLock { state.cancel() }?.cancel()
     }
 
-    @usableFromInline
+    @inlinable
     func receive(subscription: any Subscription) {
         lock.withLock { state.attach(subscription) }.perform(on: subscription, owner: self)
     }
 
-    @usableFromInline
+    @inlinable
     func receive(_ input: Input) -> Subscribers.Demand {
         guard let target = lock.withLock({ state.willDeliver("retry") }) else { return .none }
         let more = target.receive(input)
@@ -110,7 +110,7 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
         return .none
     }
 
-    @usableFromInline
+    @inlinable
     func receive(completion: Subscribers.Completion<Failure>) {
         let action: Action = lock.withLock {
             guard !state.terminated else { return .nothing }
@@ -133,7 +133,8 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
         }
     }
 
-    private enum Action { case nothing, restart, deliver(Downstream) }
+    @usableFromInline
+    enum Action { case nothing, restart, deliver(Downstream) }
 }
 
 extension Publisher {

@@ -15,17 +15,20 @@ extension Subscribers {
         /// The object that contains the property; `nil` after completion or cancellation.
         public var object: Root? { lock.withLock { storedObject } }
 
-        private var storedObject: Root?
-        private let lock = Lock()
-        private var upstream = UpstreamStatus()
+        // Guarded by `lock`, which makes their exclusivity explicit: no runtime checks.
+        @exclusivity(unchecked) @usableFromInline var storedObject: Root?
+        @usableFromInline let lock = Lock()
+        @exclusivity(unchecked) @usableFromInline var upstream = UpstreamStatus()
 
         /// Creates a subscriber to assign the value of a property indicated by a key path.
+        @inlinable
         public init(object: Root, keyPath: ReferenceWritableKeyPath<Root, Input>) {
             storedObject = object
             self.keyPath = keyPath
         }
 
         /// Keeps the first subscription and requests `.unlimited`; cancels any later one.
+        @inlinable
         public func receive(subscription: any Subscription) {
             if lock.withLock({ upstream.attach(subscription) }) {
                 subscription.request(.unlimited)
@@ -36,6 +39,7 @@ extension Subscribers {
 
         /// Assigns the value to the object's property (outside the lock) and returns `.none`. As
         /// Apple's, a value that arrives before the subscription (or after the end) is ignored.
+        @inlinable
         public func receive(_ value: Input) -> Subscribers.Demand {
             lock.withLock { () -> Root? in
                 guard case .subscribed = upstream else { return nil }
