@@ -19,6 +19,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
         "erasedSend": erasedSend,
         "catchSend": catchSend,
         "assignSend": assignSend,
+        "anySubscriberSend": anySubscriberSend,
         "subscribeCancel": subscribeCancel,
         "subscribeSinkCancel": subscribeSinkCancel,
         "combineIdentifier": combineIdentifierCreation,
@@ -47,6 +48,8 @@ public let asyncImplementations: [String: @Sendable (Int) async -> Int] = {
     var table: [String: @Sendable (Int) async -> Int] = [:]
     #if HAS_VALUES
     table["valuesForAwait"] = valuesForAwait
+    table["bufferedValues"] = bufferedValues
+    table["zippedValues"] = zippedValues
     #endif
     #if HAS_ASYNCSEQUENCEPUBLISHER
     table["asyncSequencePublisher"] = asyncSequencePublisher

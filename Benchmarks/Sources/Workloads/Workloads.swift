@@ -66,6 +66,7 @@ public let workloads: [Workload] = [
     Workload(name: "erasedSend", title: "PassthroughSubject → map → eraseToAnyPublisher() → sink", elements: 1_000_000),
     Workload(name: "catchSend", title: "PassthroughSubject → retry(1) → catch → sink", elements: 1_000_000),
     Workload(name: "assignSend", title: "PassthroughSubject → assign(to:on:)", elements: 1_000_000),
+    Workload(name: "anySubscriberSend", title: "PassthroughSubject → AnySubscriber(sink)", elements: 1_000_000),
     Workload(name: "subscribeCancel", title: "subscribe 5-operator chain + cancel", elements: 1_000),
     Workload(name: "subscribeSinkCancel", title: "subscribe sink + cancel", elements: 1_000),
     Workload(name: "flatMapJust", title: "sequence → flatMap { Just($0) } → sink", elements: 1_000),
@@ -78,6 +79,8 @@ public let workloads: [Workload] = [
     Workload(name: "receiveOnImmediate", title: "PassthroughSubject → receive(on: ImmediateScheduler) → sink", elements: 1_000_000),
     Workload(name: "debounceVirtualTime", title: "PassthroughSubject → debounce (virtual time, 1 in 4 passes) → sink", elements: 1_000_000),
     Workload(name: "valuesForAwait", title: "sequence publisher .values → for await", elements: 100_000),
+    Workload(name: "bufferedValues", title: "sequence publisher → buffer → .values → for await", elements: 100_000),
+    Workload(name: "zippedValues", title: "2 sequence publishers → zip → .values → for await", elements: 100_000),
     Workload(name: "asyncSequencePublisher", title: "AsyncStream .asPublisher → sink", elements: 100_000),
 ]
 

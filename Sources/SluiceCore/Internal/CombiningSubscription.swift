@@ -20,11 +20,16 @@ where Downstream.Input == Storage.Output {
     /// Only touched with `lock` held, which makes its exclusivity explicit.
     @exclusivity(unchecked) @usableFromInline var state: State
     @usableFromInline let name: String
+    /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+    /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+    /// one-at-a-time demand, every value would otherwise look up generic metadata.
+    @usableFromInline let requestEntry: (CombiningSubscription, Subscribers.Demand) -> Void
 
     @inlinable
     init(downstream: Downstream, name: String) {
         state = State(target: downstream)
         self.name = name
+        requestEntry = { $0.requestSpecialised($1) }
     }
 
     /// Hands the subscription to the downstream (after every upstream was attached), then
@@ -73,6 +78,12 @@ where Downstream.Input == Storage.Output {
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    /// `request(_:)`, specialised (see ``requestEntry``).
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         var calls = CombiningCalls()
         let step = lock.withLock { state.request(demand, &calls) }

@@ -22,12 +22,17 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     // Guarded by `lock`:
     @exclusivity(unchecked) @usableFromInline var state: MergeState<Output, Failure>
     @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+    /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+    /// one-at-a-time demand, every value would otherwise look up generic metadata.
+    @usableFromInline let requestEntry: (MergeEngine, Subscribers.Demand) -> Void
 
     /// Creates the engine for one subscription of `upstreamCount` upstreams.
     @inlinable
     init(downstream: Downstream, upstreamCount: Int) {
         self.downstream = downstream
         state = MergeState(upstreamCount: upstreamCount)
+        requestEntry = { $0.requestSpecialised($1) }
     }
 
     /// Hands the downstream its subscription (before any upstream is attached, so that nothing can
@@ -73,6 +78,12 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    /// `request(_:)`, specialised (see ``requestEntry``).
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         perform { $0.request(demand) }
     }

@@ -337,6 +337,10 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
     @usableFromInline let initialRequest: Subscribers.Demand?
     @usableFromInline let refills: Bool
     @usableFromInline let makeError: (() -> Failure)?
+    /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+    /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+    /// one-at-a-time demand, every value would otherwise look up generic metadata.
+    @usableFromInline let requestEntry: (BufferSubscription, Subscribers.Demand) -> Void
 
     @inlinable
     init(downstream: Downstream, size: Int, prefetch: Publishers.PrefetchStrategy,
@@ -361,6 +365,7 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
         refills = prefetch == .keepFull
         state = State(capacity: size, overflow: overflow)
         self.downstream = downstream
+        requestEntry = { $0.requestSpecialised($1) }
     }
 
     // MARK: Upstream side
@@ -412,6 +417,12 @@ where Downstream.Input == Output, Downstream.Failure == Failure {
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    /// `request(_:)`, specialised (see ``requestEntry``).
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         guard demand > .none else { return }
         if lock.withLock({ state.request(demand) }) { drainRequested() }
     }

@@ -78,6 +78,10 @@ extension Publishers.FlatMap {
         @usableFromInline let maxPublishers: Subscribers.Demand
         /// Called by the upstream's serialised `receive(_:)`, never under the lock.
         @usableFromInline let transform: (Upstream.Output) -> NewPublisher
+        /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+        /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+        /// one-at-a-time demand, every value would otherwise look up generic metadata.
+        @usableFromInline let requestEntry: (Outer, Subscribers.Demand) -> Void
 
         @inlinable
         init(downstream: Downstream, maxPublishers: Subscribers.Demand,
@@ -86,6 +90,7 @@ extension Publishers.FlatMap {
             self.maxPublishers = maxPublishers
             self.transform = transform
             state = State(maxPublishers: maxPublishers)
+            requestEntry = { $0.requestSpecialised($1) }
         }
 
         // MARK: Upstream side
@@ -241,6 +246,12 @@ extension Publishers.FlatMap {
 
         @inlinable
         func request(_ demand: Subscribers.Demand) {
+            requestEntry(self, demand)
+        }
+
+        /// `request(_:)`, specialised (see ``requestEntry``).
+        @inlinable
+        func requestSpecialised(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let (raise, start, target) = lock.withLock {
                 () -> (ContiguousArray<any Subscription>,

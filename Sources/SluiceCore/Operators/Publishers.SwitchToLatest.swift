@@ -58,10 +58,15 @@ extension Publishers.SwitchToLatest {
         // Touched only with `lock` held.
         @exclusivity(unchecked) @usableFromInline var state = State()
         @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+        /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+        /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+        /// one-at-a-time demand, every value would otherwise look up generic metadata.
+        @usableFromInline let requestEntry: (Outer, Subscribers.Demand) -> Void
 
         @inlinable
         init(downstream: Downstream) {
             self.downstream = downstream
+            requestEntry = { $0.requestSpecialised($1) }
         }
 
         // MARK: Upstream side
@@ -175,6 +180,12 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         func request(_ demand: Subscribers.Demand) {
+            requestEntry(self, demand)
+        }
+
+        /// `request(_:)`, specialised (see ``requestEntry``).
+        @inlinable
+        func requestSpecialised(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let (forward, start, target) = lock.withLock {
                 () -> ((any Subscription)?, (value: P.Output, inner: Int)?, Downstream?) in
