@@ -50,6 +50,7 @@ public let asyncImplementations: [String: @Sendable (Int) async -> Int] = {
     table["valuesForAwait"] = valuesForAwait
     table["bufferedValues"] = bufferedValues
     table["zippedValues"] = zippedValues
+    table["chainValues"] = chainValues
     #endif
     #if HAS_ASYNCSEQUENCEPUBLISHER
     table["asyncSequencePublisher"] = asyncSequencePublisher

@@ -164,6 +164,10 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @exclusivity(unchecked) @usableFromInline var isCancelled = false
     /// Set by a `cancel()` that came before the upstream's subscription.
     @exclusivity(unchecked) @usableFromInline var cancelledUnsubscribed = false
+    /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+    /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+    /// one-at-a-time demand, every value would otherwise look up generic metadata.
+    @usableFromInline let requestEntry: (ElementProducer, Subscribers.Demand) -> Void
 
     /// Creates the producer for one subscription; attach it upstream with `receive(subscriber:)`.
     @inlinable
@@ -171,6 +175,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         self.step = NonEmpty(step)
         boxedDownstream = Boxed(downstream)
         self.name = name
+        requestEntry = { $0.requestSpecialised($1) }
     }
 
     // MARK: Upstream side
@@ -325,6 +330,12 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    /// `request(_:)`, specialised (see ``requestEntry``).
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         let (subscription, last, target, early) = lock.withLock {
             () -> ((any Subscription)?, Step.Output?, Downstream?, Bool) in

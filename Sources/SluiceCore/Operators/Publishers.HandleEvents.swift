@@ -130,12 +130,17 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     @exclusivity(unchecked) @usableFromInline var pendingDemand = Subscribers.Demand.none
     /// Cancelled before any subscription arrived.
     @exclusivity(unchecked) @usableFromInline var cancelledEarly = false
+    /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
+    /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
+    /// one-at-a-time demand, every value would otherwise look up generic metadata.
+    @usableFromInline let requestEntry: (EventReporter, Subscribers.Demand) -> Void
 
     @inlinable
     init(downstream: Downstream, hooks: EventHooks<Downstream.Input, Downstream.Failure>, name: String) {
         self.downstream = downstream
         self.hooks = hooks
         self.name = name
+        requestEntry = { $0.requestSpecialised($1) }
     }
 
     @inlinable
@@ -179,6 +184,12 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
+        requestEntry(self, demand)
+    }
+
+    /// `request(_:)`, specialised (see ``requestEntry``).
+    @inlinable
+    func requestSpecialised(_ demand: Subscribers.Demand) {
         let (live, subscription) = lock.withLock { () -> (Bool, (any Subscription)?) in
             guard downstream != nil else { return (false, nil) }
             if let subscription = upstream.subscription { return (true, subscription) }
