@@ -212,7 +212,12 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
             }
             if state.ended {
                 eventsAfterEnd += 1
-                if eventsAfterEnd > 1_000 && kitThreads[thread] != nil {
+                // A cancel counts from when it was called, but the publisher sees it only once the
+                // cancelling thread gets to run `cancel()`: a thread preempted in between (two cores
+                // and a parallel test run) lets a fast publisher send a thousand values meanwhile.
+                // Until a cancel has returned, only a far longer run is taken for a runaway.
+                let runaway = state.completions == 0 && cancelReturnedOn.isEmpty ? 100_000 : 1_000
+                if eventsAfterEnd > runaway && kitThreads[thread] != nil {
                     // A publisher that ignores cancel/completion in a loop on the kit's thread:
                     // stop it here rather than let it spin; the runner reports the hang.
                     abandoned = true

@@ -472,7 +472,8 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
                 message += "; calls still running, outermost first: " + hang.inFlight.joined(separator: " > ")
             } else if hang.parkedRunaway {
                 message = "\(hang.label) never returned: the publisher kept delivering after cancel/completion"
-                    + " (over 1000 events); the kit parked that thread"
+                    + " (over 1000 events after the completion or a returned cancel(), or 100,000 after a cancel() still"
+                    + " running); the kit parked that thread"
             } else {
                 message = "\(hang.label) did not return within \(configuration.timeout) and nothing happened meanwhile"
                     + " (a deadlock, or an endless wait)"
