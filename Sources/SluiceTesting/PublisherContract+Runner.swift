@@ -497,10 +497,10 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         // Release check: drop every reference the kit holds; the probe must go away.
         let weakProbe = ContractWeakBox(probe(context))
         context.probe = nil
-        if !(await released(weakProbe)) {
+        if !(await released(weakProbe, asynchronous: state.asynchronous)) {
             let ending = state.completions > 0 ? "completion" : "cancel"
             weakProbe.value?.releaseSubscription()
-            let cycle = await released(weakProbe)
+            let cycle = await released(weakProbe, asynchronous: state.asynchronous)
             if let probe = weakProbe.value {
                 // Events after the snapshot (late ones) are part of the story.
                 (history, findings) = probe.results
@@ -544,9 +544,14 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         return nil
     }
 
-    /// Whether the probe is gone, waiting up to `settle` for asynchronous teardown.
-    private func released(_ weakProbe: ContractWeakBox<Probe>) async -> Bool {
-        let deadline = ContinuousClock.now + max(configuration.settle, .milliseconds(5))
+    /// Whether the probe is gone, waiting for asynchronous teardown: up to `settle` (at least
+    /// 5 ms) for a publisher that delivered only on the kit's threads; up to `timeout` (at least
+    /// `settle`) for one that delivered on threads of its own, whose teardown may wait for them
+    /// to be scheduled (a loaded machine can keep a runnable thread waiting for a second). The
+    /// wait ends as soon as the probe is gone: only a publisher that keeps it waits it out.
+    private func released(_ weakProbe: ContractWeakBox<Probe>, asynchronous: Bool) async -> Bool {
+        let patience = asynchronous ? max(configuration.settle, configuration.timeout) : configuration.settle
+        let deadline = ContinuousClock.now + max(patience, .milliseconds(5))
         while weakProbe.value != nil {
             if ContinuousClock.now >= deadline { return false }
             await contractSleep(.milliseconds(1))

@@ -76,7 +76,9 @@ import SluiceCore
 /// completes, or when nothing has happened for `settle`. Raise `settle` above the longest gap
 /// between two events of an asynchronous publisher. A publisher that never completes is fine:
 /// each scenario then ends by cancelling (and the probe cancels by itself after `valueLimit`
-/// values).
+/// values). At the end of a scenario, the kit waits for the probe subscriber to be released: up to
+/// `settle` for a publisher that delivered only on the kit's threads, up to `timeout` for one that
+/// delivered on threads of its own (its teardown may wait for those to be scheduled).
 ///
 /// ## Deadlocks and crashes
 ///

@@ -136,14 +136,20 @@ typealias Rule = PublisherContract.Rule
         }
         #expect(report.brokenRules == [.termination], "\(report)")
         // The first value after a cancel made on another thread may have been on its way: allowed
-        // and marked. The next one cannot have been.
+        // and marked. The next one cannot have been. (Which value comes first after the cancel
+        // depends on how long the cancelling thread takes to run: a tick is due every millisecond.
+        // The kit cancels after the second value.)
         let violation = report.violations.first
-        #expect(violation?.message == "value #4 (4) arrived after cancel() had returned (on another thread)")
-        // (The queue's thread varies from value to value: the rule does not depend on it.)
-        #expect(violation?.history.contains {
-            $0.hasPrefix("← value #3: 3   [thread ")
-                && $0.hasSuffix("(allowed: may have been on its way as cancel() returned on another thread)")
-        } == true, "\(report)")
+        let allowed = violation?.history.filter {
+            $0.hasSuffix("(allowed: may have been on its way as cancel() returned on another thread)")
+        } ?? []
+        #expect(allowed.count == 1, "\(report)")
+        // "← value #3: 3   [thread …": the number of the value let through.
+        let number = allowed.first.flatMap { Int($0.dropFirst("← value #".count).prefix { $0.isNumber }) }
+        #expect((number ?? 0) >= 3, "\(report)")
+        if let number {
+            #expect(violation?.message == "value #\(number + 1) (\(number + 1)) arrived after cancel() had returned (on another thread)")
+        }
     }
 
     @Test func deliveringOnTwoThreadsAtOnceBreaksRule8() async {

@@ -94,8 +94,14 @@ import Testing
         let ticks = Shared(0)
         let repeating = queue.schedule(after: queue.now, interval: .milliseconds(5)) { ticks.mutate { $0 += 1 } }
         await waitUntil { ticks.value >= 3 }
-        #expect(queue.operationCount == 1)  // the next tick, waiting for its time
+        // While a tick runs, it and the next one (queued before its action runs) are both counted:
+        // hold the queue still (no operation starts on a suspended queue) and let the running one
+        // finish. What stays is the next tick, waiting for its time.
+        queue.isSuspended = true
+        await waitUntil { queue.operationCount <= 1 }
+        #expect(queue.operationCount == 1)
         repeating.cancel()
+        queue.isSuspended = false
         await waitUntil { queue.operationCount == 0 }
         let after = ticks.value
         try? await Task.sleep(for: .milliseconds(30))

@@ -14,8 +14,10 @@ final class Flag: Sendable {
     var isSet: Bool { flag.withLock { $0 } }
 }
 
-/// Polls `condition` until it holds or `timeout` seconds pass.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) async {
+/// Polls `condition` until it holds or `timeout` seconds pass. Generous: under Thread Sanitizer,
+/// with the whole suite running beside it on two cores, a task that needs a thread of the
+/// cooperative pool has waited over 10 seconds for one.
+func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async {
     let deadline = ContinuousClock.now + .seconds(timeout)
     while !condition(), ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(2))
