@@ -51,6 +51,7 @@ public let asyncImplementations: [String: @Sendable (Int) async -> Int] = {
     table["bufferedValues"] = bufferedValues
     table["zippedValues"] = zippedValues
     table["chainValues"] = chainValues
+    table["forwardedValues"] = forwardedValues
     #endif
     #if HAS_ASYNCSEQUENCEPUBLISHER
     table["asyncSequencePublisher"] = asyncSequencePublisher

@@ -82,6 +82,7 @@ public let workloads: [Workload] = [
     Workload(name: "bufferedValues", title: "sequence publisher → buffer → .values → for await", elements: 100_000),
     Workload(name: "zippedValues", title: "2 sequence publishers → zip → .values → for await", elements: 100_000),
     Workload(name: "chainValues", title: "sequence → tryMap → removeDuplicates → handleEvents → .values", elements: 100_000),
+    Workload(name: "forwardedValues", title: "sequence → handleEvents → dropFirst → prefix → collect(1) → .values", elements: 100_000),
     Workload(name: "asyncSequencePublisher", title: "AsyncStream .asPublisher → sink", elements: 100_000),
 ]
 

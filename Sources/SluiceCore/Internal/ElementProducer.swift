@@ -216,7 +216,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @usableFromInline @inline(never)
     func receiveUnsubscribed(_ input: Step.Input) -> Subscribers.Demand {
         let awaiting = lock.withLock { () -> Bool in
-            guard downstream != nil, case .awaiting = upstream else { return false }
+            guard downstream != nil, upstream.isAwaiting else { return false }
             return true
         }
         guard awaiting else { return .none }
@@ -284,7 +284,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
     @inlinable
     func receive(completion: Subscribers.Completion<Step.UpstreamFailure>) {
         let proceed = lock.withLock { () -> Bool? in
-            if case .awaiting = upstream, downstream != nil {
+            if upstream.isAwaiting, downstream != nil {
                 switch Step.earlyEvents {
                 case .trap: return nil
                 case .ignore, .forwardValues: return false
@@ -340,7 +340,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         let (subscription, last, target, early) = lock.withLock {
             () -> ((any Subscription)?, Step.Output?, Downstream?, Bool) in
             guard let downstream else { return (nil, nil, nil, false) }
-            if Step.earlyEvents == .trap, case .awaiting = upstream { return (nil, nil, nil, true) }
+            if Step.earlyEvents == .trap, upstream.isAwaiting { return (nil, nil, nil, true) }
             if let output = pending {
                 pending = nil
                 self.downstream = nil
@@ -364,7 +364,7 @@ where Downstream.Input == Step.Output, Downstream.Failure == Step.Failure {
         let (subscription, released, last) = lock.withLock {
             () -> ((any Subscription)?, Downstream?, Step.Output?) in
             isCancelled = true
-            if case .awaiting = upstream { cancelledUnsubscribed = true }
+            if upstream.isAwaiting { cancelledUnsubscribed = true }
             defer {
                 downstream = nil
                 pending = nil

@@ -152,7 +152,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     }
 
     @inlinable
-    static func cancel(_ upstreams: ContiguousArray<MergeSlot>) {
+    static func cancel(_ upstreams: ContiguousArray<UpstreamStatus>) {
         for slot in upstreams {
             slot.subscription?.cancel()
         }

@@ -1,21 +1,3 @@
-/// Where a merge stands with one of its upstreams.
-@usableFromInline
-package enum MergeSlot {
-    /// The upstream has not sent its subscription yet.
-    case awaiting
-    /// Subscribed: holds the upstream subscription.
-    case active(any Subscription)
-    /// The upstream finished (or the merge ended): nothing more is accepted from it.
-    case finished
-
-    /// The live subscription, if any.
-    @inlinable
-    package var subscription: (any Subscription)? {
-        if case .active(let subscription) = self { return subscription }
-        return nil
-    }
-}
-
 /// What the owner of a ``MergeState`` must do once it has released its lock.
 @usableFromInline
 package enum MergeAction<Output, Failure: Error> {
@@ -33,9 +15,9 @@ package enum MergeAction<Output, Failure: Error> {
     /// Cancel the subscription just attached: the merge no longer wants it.
     case reject
     /// Cancel every active subscription in `upstreams`.
-    case cancel(ContiguousArray<MergeSlot>)
+    case cancel(ContiguousArray<UpstreamStatus>)
     /// Cancel every active subscription in `upstreams`, then complete the downstream.
-    case complete(Subscribers.Completion<Failure>, cancelling: ContiguousArray<MergeSlot>)
+    case complete(Subscribers.Completion<Failure>, cancelling: ContiguousArray<UpstreamStatus>)
 }
 
 /// Demand to pass on to the upstreams: a snapshot of the slots and the demand to request from
@@ -43,10 +25,10 @@ package enum MergeAction<Output, Failure: Error> {
 @usableFromInline
 package struct MergeForward {
     @usableFromInline package let demand: Subscribers.Demand
-    @usableFromInline package let upstreams: ContiguousArray<MergeSlot>
+    @usableFromInline package let upstreams: ContiguousArray<UpstreamStatus>
 
     @inlinable
-    package init(demand: Subscribers.Demand, upstreams: ContiguousArray<MergeSlot>) {
+    package init(demand: Subscribers.Demand, upstreams: ContiguousArray<UpstreamStatus>) {
         self.demand = demand
         self.upstreams = upstreams
     }
@@ -69,7 +51,7 @@ package struct MergeForward {
 ///   downstream has demand for (the rest are dropped).
 @usableFromInline
 package struct MergeState<Output, Failure: Error> {
-    @usableFromInline package var slots: ContiguousArray<MergeSlot>
+    @usableFromInline package var slots: ContiguousArray<UpstreamStatus>
     /// Upstreams that have not finished yet.
     @usableFromInline package var remaining: Int
     /// Downstream demand not yet matched by a value.
@@ -111,8 +93,7 @@ package struct MergeState<Output, Failure: Error> {
     /// The upstream at `index` sent its subscription.
     @inlinable
     package mutating func attach(_ subscription: any Subscription, at index: Int) -> MergeAction<Output, Failure> {
-        guard isAcceptingUpstreams, case .awaiting = slots[index] else { return .reject }
-        slots[index] = .active(subscription)
+        guard isAcceptingUpstreams, slots[index].attach(subscription) else { return .reject }
         let outstanding = demand - queuedCount
         return outstanding > 0 ? .request(outstanding) : .none
     }
@@ -121,7 +102,7 @@ package struct MergeState<Output, Failure: Error> {
     @inlinable
     package mutating func receive(_ value: Output, from index: Int) -> MergeAction<Output, Failure> {
         guard !isTerminated, completion == nil else { return .none }
-        if case .finished = slots[index] { return .none }
+        if slots[index].isTerminal { return .none }
         if isDelivering || demand == .none {
             queue.append(value)
             return .none
@@ -170,8 +151,7 @@ package struct MergeState<Output, Failure: Error> {
         -> MergeAction<Output, Failure>
     {
         guard !isTerminated, self.completion == nil else { return .none }
-        if case .finished = slots[index] { return .none }
-        slots[index] = .finished
+        guard slots[index].finish() else { return .none }
         switch completion {
         case .finished:
             remaining -= 1
@@ -236,7 +216,7 @@ package struct MergeState<Output, Failure: Error> {
 
     @inlinable
     mutating func terminate(with completion: Subscribers.Completion<Failure>,
-                            cancelling upstreams: ContiguousArray<MergeSlot>) -> MergeAction<Output, Failure>
+                            cancelling upstreams: ContiguousArray<UpstreamStatus>) -> MergeAction<Output, Failure>
     {
         isTerminated = true
         isDelivering = false

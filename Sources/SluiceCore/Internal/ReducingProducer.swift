@@ -233,7 +233,7 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
         let (subscription, released, dropped) = lock.withLock {
             () -> ((any Subscription)?, Downstream?, Boxed<R.Output?>?) in
             // Before the subscription, Apple's reducing operators ignore a cancel.
-            if case .awaiting = upstream { return (nil, nil, nil) }
+            if upstream.isAwaiting { return (nil, nil, nil) }
             isCancelled = true
             defer {
                 downstream = nil

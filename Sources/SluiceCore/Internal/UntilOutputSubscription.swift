@@ -275,7 +275,7 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
     func receive(completion: Subscribers.Completion<Failure>) {
         let (deliver, otherSubscription) = lock.withLock {
             () -> (Subscribers.Completion<Failure>?, (any Subscription)?) in
-            if Flavor.mode == .prefixUntil, case .awaiting = upstream {
+            if Flavor.mode == .prefixUntil, upstream.isAwaiting {
                 // Before the subscription, prefix delivers nothing but lets `other` go (Apple's
                 // Combine does so).
                 upstream = .terminal
@@ -358,7 +358,7 @@ final class UntilOutputSubscription<Downstream: Subscriber, OtherOutput, OtherFa
                 guard !state.cancelled else { return nil }
                 state.demand += demand
                 guard let live = upstream.subscription else {
-                    if case .awaiting = upstream { state.pendingDemand += demand }
+                    if upstream.isAwaiting { state.pendingDemand += demand }
                     return nil
                 }
                 return live

@@ -118,7 +118,7 @@ extension Publishers.CollectByCount {
         func cancel() {
             let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
                 isCancelled = true
-                if case .awaiting = upstream { cancelledBeforeSubscription = true }
+                if upstream.isAwaiting { cancelledBeforeSubscription = true }
                 defer { downstream = nil }
                 return (upstream.detach(), downstream)
             }

@@ -55,17 +55,19 @@ extension Publishers.Concatenate: Equatable where Prefix: Equatable, Suffix: Equ
 /// and acts once the lock is released.
 @usableFromInline
 package struct ConcatenateState<Downstream> {
-    /// Which side is active.
+    /// Which side is active. A plain enum, with the active side's subscription kept beside it in
+    /// ``active``: matching an enum whose cases carry an `any Subscription` copies it through its
+    /// witnesses, and the per-value paths ask which side is active.
     @usableFromInline
     package enum Phase {
         /// Waiting for the prefix's subscription.
         case awaitingPrefix
         /// The prefix is active.
-        case prefix(any Subscription)
+        case prefix
         /// The prefix finished; the suffix's subscription hasn't arrived yet.
         case awaitingSuffix
         /// The suffix is active.
-        case suffix(any Subscription)
+        case suffix
         /// Completed or cancelled.
         case done
     }
@@ -84,6 +86,8 @@ package struct ConcatenateState<Downstream> {
     }
 
     @usableFromInline package var phase = Phase.awaitingPrefix
+    /// The active side's subscription (``Phase/prefix`` or ``Phase/suffix``); `nil` otherwise.
+    @usableFromInline package var active: (any Subscription)?
     /// Released once done.
     @usableFromInline package var downstream: Downstream?
     /// Downstream demand the prefix hasn't met yet: it carries over to the suffix.
@@ -97,16 +101,18 @@ package struct ConcatenateState<Downstream> {
     /// The prefix's subscription arrived.
     @inlinable
     package mutating func prefixSubscribed(_ subscription: any Subscription) -> SubscriptionAction {
-        guard case .awaitingPrefix = phase, let downstream else { return .cancel(subscription) }
-        phase = .prefix(subscription)
+        guard phase == .awaitingPrefix, let downstream else { return .cancel(subscription) }
+        phase = .prefix
+        active = subscription
         return .sendSubscription(downstream)
     }
 
     /// The suffix's subscription arrived: carries the unused demand over.
     @inlinable
     package mutating func suffixSubscribed(_ subscription: any Subscription) -> SubscriptionAction {
-        guard case .awaitingSuffix = phase, downstream != nil else { return .cancel(subscription) }
-        phase = .suffix(subscription)
+        guard phase == .awaitingSuffix, downstream != nil else { return .cancel(subscription) }
+        phase = .suffix
+        active = subscription
         return demand == .none ? .none : .request(subscription, demand)
     }
 
@@ -115,14 +121,14 @@ package struct ConcatenateState<Downstream> {
     @inlinable
     package mutating func request(_ more: Subscribers.Demand) -> (any Subscription)? {
         switch phase {
-        case .prefix(let subscription):
+        case .prefix:
             demand += more
-            return subscription
+            return active
         case .awaitingPrefix, .awaitingSuffix:
             if downstream != nil { demand += more }
             return nil
-        case .suffix(let subscription):
-            return subscription
+        case .suffix:
+            return active
         case .done:
             return nil
         }
@@ -132,7 +138,7 @@ package struct ConcatenateState<Downstream> {
     @inlinable
     package mutating func prefixValue() -> Downstream? {
         // Beyond the demand, a prefix value is dropped, as Apple's Combine does.
-        guard case .prefix = phase, let downstream, demand > 0 else { return nil }
+        guard phase == .prefix, let downstream, demand > 0 else { return nil }
         demand -= 1
         return downstream
     }
@@ -140,21 +146,22 @@ package struct ConcatenateState<Downstream> {
     /// The downstream returned `more` from a prefix value.
     @inlinable
     package mutating func prefixValueDelivered(more: Subscribers.Demand) {
-        if case .prefix = phase { demand += more }
+        if phase == .prefix { demand += more }
     }
 
     /// A suffix value arrived: returns whom to deliver it to.
     @inlinable
     package func suffixValue() -> Downstream? {
-        guard case .suffix = phase else { return nil }
+        guard phase == .suffix else { return nil }
         return downstream
     }
 
     /// The prefix finished: returns `true` if the suffix must now be subscribed.
     @inlinable
     package mutating func prefixFinished() -> Bool {
-        guard case .prefix = phase, downstream != nil else { return false }
+        guard phase == .prefix, downstream != nil else { return false }
         phase = .awaitingSuffix
+        active = nil
         return true
     }
 
@@ -165,6 +172,7 @@ package struct ConcatenateState<Downstream> {
         switch (phase, fromSuffix) {
         case (.prefix, false), (.suffix, true):
             phase = .done
+            active = nil
             defer { downstream = nil }
             return downstream
         default:
@@ -176,14 +184,9 @@ package struct ConcatenateState<Downstream> {
     /// release, both outside the lock.
     @inlinable
     package mutating func cancel() -> (subscription: (any Subscription)?, released: Downstream?) {
-        let subscription: (any Subscription)?
-        switch phase {
-        case .prefix(let active), .suffix(let active): subscription = active
-        default: subscription = nil
-        }
         phase = .done
         defer { downstream = nil }
-        return (subscription, downstream)
+        return (active.take(), downstream)
     }
 }
 

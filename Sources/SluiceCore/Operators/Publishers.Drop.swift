@@ -123,7 +123,7 @@ extension Publishers.Drop {
             demand.assertNonZero()
             let subscription = lock.withLock { () -> (any Subscription)? in
                 guard downstream != nil else { return nil }
-                if case .awaiting = upstream { pendingDemand += demand }
+                if upstream.isAwaiting { pendingDemand += demand }
                 return upstream.subscription
             }
             subscription?.request(demand)

@@ -206,7 +206,7 @@ final class EventReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
         let (live, subscription, released) = lock.withLock { () -> (Bool, (any Subscription)?, Downstream?) in
             guard downstream != nil else { return (false, nil, nil) }
             defer { downstream = nil }
-            if case .awaiting = upstream { cancelledEarly = true }
+            if upstream.isAwaiting { cancelledEarly = true }
             return (true, upstream.detach(), downstream)
         }
         guard live else { return }

@@ -133,7 +133,7 @@ extension Publishers.Output {
         func receive(completion: Subscribers.Completion<Upstream.Failure>) {
             let target = lock.withLock { () -> Downstream? in
                 // As in Combine, a completion before the subscription is ignored.
-                if case .awaiting = upstream { return nil }
+                if upstream.isAwaiting { return nil }
                 guard upstream.finish() else { return nil }
                 defer { downstream = nil }
                 return downstream
@@ -150,7 +150,7 @@ extension Publishers.Output {
         @inlinable
         func cancel() {
             let (subscription, released) = lock.withLock { () -> ((any Subscription)?, Downstream?) in
-                if case .awaiting = upstream { cancelledUnsubscribed = true }
+                if upstream.isAwaiting { cancelledUnsubscribed = true }
                 defer { downstream = nil }
                 return (upstream.detach(), downstream)
             }

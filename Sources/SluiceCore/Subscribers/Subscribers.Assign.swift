@@ -42,7 +42,7 @@ extension Subscribers {
         @inlinable
         public func receive(_ value: Input) -> Subscribers.Demand {
             lock.withLock { () -> Root? in
-                guard case .subscribed = upstream else { return nil }
+                guard upstream.isSubscribed else { return nil }
                 return storedObject
             }?[keyPath: keyPath] = value
             return .none

@@ -87,7 +87,7 @@ extension Subscribers {
         @inlinable
         public func cancel() {
             lock.withLock { () -> (any Subscription)? in
-                guard case .subscribed = upstream else { return nil }
+                guard upstream.isSubscribed else { return nil }
                 isTerminated.store(true, ordering: .releasing)
                 return upstream.detach()
             }?.cancel()
