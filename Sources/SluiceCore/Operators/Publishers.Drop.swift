@@ -122,7 +122,9 @@ extension Publishers.Drop {
         func request(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let subscription = lock.withLock { () -> (any Subscription)? in
-                guard downstream != nil else { return nil }
+                // (The downstream is gone exactly when the upstream is: asking the upstream's phase
+                // spares this path, which runs unspecialised, the metadata of `Downstream?`.)
+                guard !upstream.isTerminal else { return nil }
                 if upstream.isAwaiting { pendingDemand += demand }
                 return upstream.subscription
             }
