@@ -7,6 +7,9 @@
 final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @unchecked Sendable {
     @usableFromInline let lock = Lock()
     @exclusivity(unchecked) @usableFromInline var subscription: (any Subscription)?
+    /// Whether the subscription has arrived: asked for every value, where testing ``subscription``
+    /// against `nil` would copy the existential through its witnesses.
+    @exclusivity(unchecked) @usableFromInline var subscribed = false
     @exclusivity(unchecked) @usableFromInline var waiting: [UnsafeContinuation<Handover<Input>?, any Error>] = []
     @exclusivity(unchecked) @usableFromInline var demandBeforeSubscription = 0
     @exclusivity(unchecked) @usableFromInline var pendingFailure: Failure?
@@ -17,6 +20,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
         let demand: Int? = lock.withLock {
             guard self.subscription == nil, !ended else { return nil }
             self.subscription = subscription
+            subscribed = true
             defer { demandBeforeSubscription = 0 }
             return demandBeforeSubscription
         }
@@ -31,7 +35,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
     func receive(_ input: Input) -> Subscribers.Demand {
         let step: ValueStep = lock.withLock {
             guard !ended else { return .ignore }
-            guard subscription != nil else {
+            guard subscribed else {
                 // Before the subscription Apple's ends the waits that are there, and nothing else.
                 defer { waiting = [] }
                 return .endWaits(waiting)
@@ -39,7 +43,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
             precondition(!waiting.isEmpty, "AsyncPublisher received a value it did not ask for")
             return .deliver(waiting.removeFirst())
         }
-        switch step {
+        switch consume step {
         case .deliver(let continuation):
             // Handed over to the task that awaits it: the iteration moves each value across, as
             // Apple's does for publishers of non-Sendable values.
@@ -120,7 +124,7 @@ final class AsyncIteratorCore<Input, Failure: Error>: Subscriber, Cancellable, @
                     }
                     return .request(subscription)
                 }
-                switch step {
+                switch consume step {
                 case .request(let subscription): subscription.request(.max(1))
                 case .finish(let failure):
                     if let failure { continuation.resume(throwing: failure) } else { continuation.resume(returning: nil) }
