@@ -30,6 +30,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
     ]
     #if HAS_FLATMAP
     table["flatMapJust"] = flatMapJust
+    table["justFlatMapSequence"] = justFlatMapSequence
     #endif
     #if HAS_MERGE
     table["merge"] = mergePump

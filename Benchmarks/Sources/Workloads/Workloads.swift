@@ -70,6 +70,7 @@ public let workloads: [Workload] = [
     Workload(name: "subscribeCancel", title: "subscribe 5-operator chain + cancel", elements: 1_000),
     Workload(name: "subscribeSinkCancel", title: "subscribe sink + cancel", elements: 1_000),
     Workload(name: "flatMapJust", title: "sequence → flatMap { Just($0) } → sink", elements: 1_000),
+    Workload(name: "justFlatMapSequence", title: "Just(n) → append(Empty()) → flatMap { (0..<$0).publisher } → sink", elements: 1_000_000),
     Workload(name: "combineIdentifier", title: "CombineIdentifier()", elements: 1_000_000),
     Workload(name: "twoThreadSend", title: "2 threads → PassthroughSubject.send", elements: 1_000_000),
     Workload(name: "merge", title: "2 subjects → merge → sink", elements: 1_000_000),

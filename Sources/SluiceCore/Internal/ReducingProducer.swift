@@ -104,12 +104,18 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     /// The initial result shown by the mirror (`Reduce`'s); `nil` for the other operators.
     @usableFromInline let initial: Boxed<R.Output>?
 
+    /// Where a request enters: made in `init`, where the types are concrete, so that an answer
+    /// sent from inside the request (which arrives through `any Subscription`) and whatever it sets
+    /// off downstream run specialised (see `SingleValueSubscription`).
+    @usableFromInline let requestEntry: (ReducingProducer) -> Void
+
     @inlinable
     init(reducer: R, downstream: Downstream, name: String, initial: R.Output? = nil) {
         self.reducer = NonEmpty(reducer)
         boxedDownstream = Boxed(downstream)
         self.name = name
         self.initial = initial.map { Boxed($0) }
+        requestEntry = { $0.sendHeldAnswer() }
     }
 
     /// With the lock held: ends a live subscription (the status becomes terminal) and returns
@@ -218,6 +224,12 @@ where Downstream.Input == R.Output, Downstream.Failure == R.Failure {
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
+        requestEntry(self)
+    }
+
+    /// ``request(_:)``, specialised.
+    @inlinable
+    func sendHeldAnswer() {
         let (answer, target) = lock.withLock { () -> (Boxed<R.Output?>?, Downstream?) in
             hasDemand = true
             guard let answer = held, let downstream else { return (nil, nil) }

@@ -1,6 +1,12 @@
 /// The subscription of publishers that deliver one value and finish (`Just`, `Result.Publisher`,
 /// `Optional.Publisher`): on the first request it sends the value, then `.finished`. Nothing is
 /// sent after `cancel()`.
+///
+/// The value goes out from inside `request(_:)`, which the subscriber calls through
+/// `any Subscription` and so runs unspecialised: everything the value sets off downstream would run
+/// unspecialised with it (a `flatMap` subscribing to a sequence, then every element of that
+/// sequence, looking up generic metadata each time). So a request enters specialised code through
+/// ``requestEntry``, made in `init` where `S` is concrete (see `SubjectSubscription.requestEntry`).
 @usableFromInline
 final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringConvertible, CustomReflectable,
     CustomPlaygroundDisplayConvertible, @unchecked Sendable
@@ -21,6 +27,7 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
     @exclusivity(unchecked) @usableFromInline var isCancelled = false
     @usableFromInline let value: S.Input
     @usableFromInline let name: String
+    @usableFromInline let requestEntry: (SingleValueSubscription) -> Void
 
     @inlinable
     init(_ value: S.Input, downstream: S, name: String) {
@@ -28,11 +35,18 @@ final class SingleValueSubscription<S: Subscriber>: Subscription, CustomStringCo
         downstreamIsObject = HeldReference<S>.isObject
         heldDownstream = HeldReference.hold(downstream, isObject: downstreamIsObject)
         self.name = name
+        requestEntry = { $0.deliver() }
     }
 
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
+        requestEntry(self)
+    }
+
+    /// Sends the value and `.finished`, once.
+    @inlinable
+    func deliver() {
         guard let downstream = lock.withLock({ () -> S? in
             defer { self.downstream = nil }
             return self.downstream

@@ -130,11 +130,18 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
         case failure(Failure, S)
     }
 
+    /// Where a request enters: made in `init`, where `S` is concrete, so that a value sent from
+    /// inside the request (which arrives through `any Subscription`) and whatever it sets off
+    /// downstream run specialised (see `SingleValueSubscription`).
+    @usableFromInline let requestEntry: (FutureSubscription) -> Void
+
     @inlinable
     init(downstream: S, future: Future<Output, Failure>?, result: Result<Output, Failure>?) {
         self.downstream = downstream
         self.future = future
         self.result = result
+        requestEntry = { $0.requested() }
+        super.init()
     }
 
     @usableFromInline
@@ -158,6 +165,12 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
+        requestEntry(self)
+    }
+
+    /// The downstream asked: delivers the result if it is known.
+    @inlinable
+    func requested() {
         deliver(lock.withLock { () -> Delivery in
             hasDemand = true
             return decide()
