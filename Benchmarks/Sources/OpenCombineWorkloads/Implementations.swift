@@ -37,6 +37,7 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
     #endif
     #if HAS_ZIP
     table["zip"] = zipPump
+    table["zipMap"] = zipMapPump
     #endif
     #if HAS_COMBINELATEST
     table["combineLatest"] = combineLatestPump

@@ -75,6 +75,7 @@ public let workloads: [Workload] = [
     Workload(name: "twoThreadSend", title: "2 threads → PassthroughSubject.send", elements: 1_000_000),
     Workload(name: "merge", title: "2 subjects → merge → sink", elements: 1_000_000),
     Workload(name: "zip", title: "2 subjects → zip → sink", elements: 1_000_000),
+    Workload(name: "zipMap", title: "2 subjects → zip → map → sink", elements: 1_000_000),
     Workload(name: "combineLatest", title: "2 subjects → combineLatest → sink", elements: 1_000_000),
     Workload(name: "receiveOnSerialQueue", title: "PassthroughSubject → receive(on: serial DispatchQueue) → sink", elements: 100_000),
     Workload(name: "receiveOnImmediate", title: "PassthroughSubject → receive(on: ImmediateScheduler) → sink", elements: 1_000_000),

@@ -13,8 +13,11 @@
 final class CombiningSubscription<Storage: CombiningStorage, Downstream: Subscriber>: Subscription,
     CustomStringConvertible, CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
 where Downstream.Input == Storage.Output {
-    @usableFromInline typealias State = CombiningState<Storage, Downstream.Failure, Downstream>
-    @usableFromInline typealias Step = CombiningStep<Storage.Output, Downstream.Failure, Downstream>
+    /// The state holds the downstream boxed: each step carries it, and copying a box is a retain,
+    /// where copying a subscriber that is a struct (a `map` after `zip`) went through outlined
+    /// copies of every field, several times per value.
+    @usableFromInline typealias State = CombiningState<Storage, Downstream.Failure, Boxed<Downstream>>
+    @usableFromInline typealias Step = CombiningStep<Storage.Output, Downstream.Failure, Boxed<Downstream>>
 
     @usableFromInline let lock = Lock()
     /// Only touched with `lock` held, which makes its exclusivity explicit.
@@ -27,7 +30,7 @@ where Downstream.Input == Storage.Output {
 
     @inlinable
     init(downstream: Downstream, name: String) {
-        state = State(target: downstream)
+        state = State(target: Boxed(downstream))
         self.name = name
         requestEntry = { $0.requestSpecialised($1) }
     }
@@ -121,10 +124,10 @@ where Downstream.Input == Storage.Output {
             case .idle:
                 return returned
             case .completion(let completion, let downstream):
-                downstream.receive(completion: completion)
+                downstream.value.receive(completion: completion)
                 return returned
             case .value(let output, let downstream):
-                let more = downstream.receive(output)
+                let more = downstream.value.receive(output)
                 var calls = CombiningCalls()
                 step = lock.withLock { state.delivered(more, &calls) }
                 calls.perform()
@@ -136,7 +139,7 @@ where Downstream.Input == Storage.Output {
     @usableFromInline var description: String { name }
     @usableFromInline var customMirror: Mirror {
         let (downstream, demand) = lock.withLock { (state.target, state.demand) }
-        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+        return Mirror(self, children: ["downstream": downstream?.value as Any, "demand": demand])
     }
     @usableFromInline var playgroundDescription: Any { description }
 }

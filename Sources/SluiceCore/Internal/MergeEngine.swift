@@ -21,7 +21,9 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     @usableFromInline let lock = Lock()
     // Guarded by `lock`:
     @exclusivity(unchecked) @usableFromInline var state: MergeState<Output, Failure>
-    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    /// Boxed: each step takes the downstream out of the lock, and copying a box is a retain, where
+    /// copying a subscriber that is a struct (a `map` after the merge) copied every field.
+    @exclusivity(unchecked) @usableFromInline var downstream: Boxed<Downstream>?
     /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
     /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
     /// one-at-a-time demand, every value would otherwise look up generic metadata.
@@ -30,7 +32,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     /// Creates the engine for one subscription of `upstreamCount` upstreams.
     @inlinable
     init(downstream: Downstream, upstreamCount: Int) {
-        self.downstream = downstream
+        self.downstream = Boxed(downstream)
         state = MergeState(upstreamCount: upstreamCount)
         requestEntry = { $0.requestSpecialised($1) }
     }
@@ -39,7 +41,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     /// reach it first). A merge of no upstreams then finishes.
     @inlinable
     func start() {
-        lock.withLock { downstream }?.receive(subscription: self)
+        lock.withLock { downstream }?.value.receive(subscription: self)
         perform { $0.subscribed() }
     }
 
@@ -100,7 +102,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     /// as the transition that ends the merge.
     @inlinable
     func perform(_ transition: (inout MergeState<Output, Failure>) -> MergeAction<Output, Failure>) {
-        var (action, target) = lock.withLock { () -> (MergeAction<Output, Failure>, Downstream?) in
+        var (action, target) = lock.withLock { () -> (MergeAction<Output, Failure>, Boxed<Downstream>?) in
             let action = transition(&state)
             return (action, takeDownstream())
         }
@@ -117,7 +119,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
                 return
             case .complete(let completion, let upstreams):
                 Self.cancel(upstreams)
-                target?.receive(completion: completion)
+                target?.value.receive(completion: completion)
                 return
             case .deliver(let value, let forward):
                 if let forward { Self.request(forward) }
@@ -126,8 +128,8 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
                     action = lock.withLock { state.delivered(returning: .none) }
                     continue
                 }
-                let more = receiver.receive(value)
-                (action, target) = lock.withLock { () -> (MergeAction<Output, Failure>, Downstream?) in
+                let more = receiver.value.receive(value)
+                (action, target) = lock.withLock { () -> (MergeAction<Output, Failure>, Boxed<Downstream>?) in
                     let action = state.delivered(returning: more)
                     return (action, takeDownstream())
                 }
@@ -138,7 +140,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     /// The downstream to call next, with the lock held: released for good once the merge has
     /// ended (the caller then holds the last reference).
     @inlinable
-    func takeDownstream() -> Downstream? {
+    func takeDownstream() -> Boxed<Downstream>? {
         guard state.isTerminated else { return downstream }
         defer { downstream = nil }
         return downstream
@@ -161,7 +163,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     @usableFromInline var description: String { "Merge" }
     @usableFromInline var customMirror: Mirror {
         let (downstream, demand) = lock.withLock { (self.downstream, state.demand) }
-        return Mirror(self, children: ["downstream": downstream as Any, "demand": demand])
+        return Mirror(self, children: ["downstream": downstream?.value as Any, "demand": demand])
     }
     @usableFromInline var playgroundDescription: Any { description }
 }
