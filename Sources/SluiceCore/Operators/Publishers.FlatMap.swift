@@ -74,7 +74,10 @@ extension Publishers.FlatMap {
         @usableFromInline let lock = Lock()
         // Touched only with `lock` held.
         @exclusivity(unchecked) @usableFromInline var state: State
-        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+        /// Boxed: each delivery takes the downstream out of the lock, and copying a box is a
+        /// retain, where copying a subscriber that is a struct (a `map` after `flatMap`) copied
+        /// every field.
+        @exclusivity(unchecked) @usableFromInline var downstream: Boxed<Downstream>?
         @usableFromInline let maxPublishers: Subscribers.Demand
         /// Called by the upstream's serialised `receive(_:)`, never under the lock.
         @usableFromInline let transform: (Upstream.Output) -> NewPublisher
@@ -86,7 +89,7 @@ extension Publishers.FlatMap {
         @inlinable
         init(downstream: Downstream, maxPublishers: Subscribers.Demand,
              transform: @escaping (Upstream.Output) -> NewPublisher) {
-            self.downstream = downstream
+            self.downstream = Boxed(downstream)
             self.maxPublishers = maxPublishers
             self.transform = transform
             state = State(maxPublishers: maxPublishers)
@@ -113,7 +116,7 @@ extension Publishers.FlatMap {
 
         @inlinable
         func receive(completion: Subscribers.Completion<Upstream.Failure>) {
-            let (action, target) = lock.withLock { () -> (State.Action, Downstream?) in
+            let (action, target) = lock.withLock { () -> (State.Action, Boxed<Downstream>?) in
                 let action = state.upstreamCompleted(completion)
                 return (action, takeDownstream(for: action))
             }
@@ -130,7 +133,7 @@ extension Publishers.FlatMap {
                 lock.withLock { state.upstreamFailureCancelled() }
             }
             if case .complete(let completion, _) = action {
-                target?.receive(completion: completion)
+                target?.value.receive(completion: completion)
             }
         }
 
@@ -147,12 +150,12 @@ extension Publishers.FlatMap {
 
         @inlinable
         func receiveInner(_ value: NewPublisher.Output, from id: FlatMapInnerID) -> Subscribers.Demand {
-            let (arrival, target) = lock.withLock { () -> (State.Arrival, Downstream?) in
+            let (arrival, target) = lock.withLock { () -> (State.Arrival, Boxed<Downstream>?) in
                 let arrival = state.receiveInner(value, from: id)
                 return (arrival, arrival == .deliver ? downstream : nil)
             }
             guard let target else { return arrival == .waitReplenished ? .max(1) : .none }
-            let more = target.receive(value)
+            let more = target.value.receive(value)
             let (replenish, raise, next) = lock.withLock {
                 () -> (Bool, ContiguousArray<any Subscription>?, State.Next) in
                 let result = state.delivered(adding: more, from: id)
@@ -167,7 +170,7 @@ extension Publishers.FlatMap {
         @inlinable
         func completeInner(_ id: FlatMapInnerID, _ completion: Subscribers.Completion<Upstream.Failure>) {
             let (action, released, target) = lock.withLock {
-                () -> (State.Action, any Subscription, Downstream?) in
+                () -> (State.Action, any Subscription, Boxed<Downstream>?) in
                 let (action, released) = state.innerCompleted(id, completion)
                 return (action, released, takeDownstream(for: action))
             }
@@ -181,17 +184,17 @@ extension Publishers.FlatMap {
         /// Delivers waiting values (and a completion) while holding the delivering role, asking
         /// each value's inner for one more when the demand is limited.
         @inlinable
-        func drain(_ first: State.Next, to target: Downstream) {
+        func drain(_ first: State.Next, to target: Boxed<Downstream>) {
             var next = first
             while true {
                 switch consume next {
                 case .idle:
                     return
                 case .complete(let completion):
-                    target.receive(completion: completion)
+                    target.value.receive(completion: completion)
                     return
                 case .deliver(let value, let id, let replenished):
-                    let more = target.receive(value)
+                    let more = target.value.receive(value)
                     let (replenish, raise, following) = lock.withLock {
                         () -> ((any Subscription)?, ContiguousArray<any Subscription>?, State.Next) in
                         let (replenish, raise, following) = state.delivered(adding: more, from: id,
@@ -216,7 +219,7 @@ extension Publishers.FlatMap {
 
         /// With the lock held: takes the downstream when `action` sends it the completion.
         @inlinable
-        func takeDownstream(for action: State.Action) -> Downstream? {
+        func takeDownstream(for action: State.Action) -> Boxed<Downstream>? {
             guard case .complete = action else { return nil }
             defer { downstream = nil }
             return downstream
@@ -224,7 +227,7 @@ extension Publishers.FlatMap {
 
         /// Carries out an action decided under the lock.
         @inlinable
-        func perform(_ action: State.Action, _ target: Downstream?) {
+        func perform(_ action: State.Action, _ target: Boxed<Downstream>?) {
             switch action {
             case .none:
                 return
@@ -234,7 +237,7 @@ extension Publishers.FlatMap {
                 for subscription in cancelling {
                     subscription.cancel()
                 }
-                target?.receive(completion: completion)
+                target?.value.receive(completion: completion)
             case .cancel(let subscriptions):
                 for subscription in subscriptions {
                     subscription.cancel()
@@ -255,7 +258,7 @@ extension Publishers.FlatMap {
             demand.assertNonZero()
             let (raise, start, target) = lock.withLock {
                 () -> (ContiguousArray<any Subscription>,
-                       (value: NewPublisher.Output, inner: FlatMapInnerID, replenished: Bool)?, Downstream?) in
+                       (value: NewPublisher.Output, inner: FlatMapInnerID, replenished: Bool)?, Boxed<Downstream>?) in
                 let (raise, start) = state.request(demand)
                 return (raise, start, start == nil ? nil : downstream)
             }
@@ -268,7 +271,7 @@ extension Publishers.FlatMap {
         @inlinable
         func cancel() {
             let (subscriptions, released) = lock.withLock {
-                () -> (ContiguousArray<any Subscription>, Downstream?) in
+                () -> (ContiguousArray<any Subscription>, Boxed<Downstream>?) in
                 defer { downstream = nil }
                 return (state.cancel(), downstream)
             }
