@@ -57,7 +57,9 @@ extension Publishers.SwitchToLatest {
         @usableFromInline let lock = Lock()
         // Touched only with `lock` held.
         @exclusivity(unchecked) @usableFromInline var state = State()
-        @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+        /// Boxed, as `flatMap`'s: each delivery takes the downstream out of the lock, and copying a
+        /// box is a retain, where copying a subscriber that is a struct copied every field.
+        @exclusivity(unchecked) @usableFromInline var downstream: Boxed<Downstream>?
         /// Leads `request(_:)`, which arrives through `any Subscription` and so runs unspecialised, into
         /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
         /// one-at-a-time demand, every value would otherwise look up generic metadata.
@@ -65,7 +67,7 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         init(downstream: Downstream) {
-            self.downstream = downstream
+            self.downstream = Boxed(downstream)
             requestEntry = { $0.requestSpecialised($1) }
         }
 
@@ -111,7 +113,7 @@ extension Publishers.SwitchToLatest {
         func receiveInner(_ value: P.Output, from id: Int) -> Subscribers.Demand {
             let target = lock.withLock { state.receiveInner(value, from: id) ? downstream : nil }
             guard let target else { return .none }
-            let more = target.receive(value)
+            let more = target.value.receive(value)
             let (forward, toSender, next) = afterDelivery(adding: more, from: id)
             if !toSender { forward?.request(more) }
             if case .idle = next {} else { drain(next, to: target) }
@@ -139,17 +141,17 @@ extension Publishers.SwitchToLatest {
 
         /// Delivers waiting values (and a completion) while holding the delivering role.
         @inlinable
-        func drain(_ first: State.Next, to target: Downstream) {
+        func drain(_ first: State.Next, to target: Boxed<Downstream>) {
             var next = first
             while true {
                 switch consume next {
                 case .idle:
                     return
                 case .complete(let completion):
-                    target.receive(completion: completion)
+                    target.value.receive(completion: completion)
                     return
                 case .deliver(let value, let id):
-                    let more = target.receive(value)
+                    let more = target.value.receive(value)
                     let (forward, _, following) = afterDelivery(adding: more, from: id)
                     forward?.request(more)
                     next = following
@@ -159,7 +161,7 @@ extension Publishers.SwitchToLatest {
 
         /// Takes the downstream along with a completion to send, under the lock.
         @inlinable
-        func effects(_ effects: State.Effects) -> (State.Effects, Downstream?) {
+        func effects(_ effects: State.Effects) -> (State.Effects, Boxed<Downstream>?) {
             guard effects.completion != nil else { return (effects, nil) }
             defer { downstream = nil }
             return (effects, downstream)
@@ -167,12 +169,12 @@ extension Publishers.SwitchToLatest {
 
         /// Carries out effects decided under the lock.
         @inlinable
-        func perform(_ work: (effects: State.Effects, target: Downstream?)) {
+        func perform(_ work: (effects: State.Effects, target: Boxed<Downstream>?)) {
             for subscription in work.effects.cancel {
                 subscription.cancel()
             }
             if let completion = work.effects.completion {
-                work.target?.receive(completion: completion)
+                work.target?.value.receive(completion: completion)
             }
         }
 
@@ -188,7 +190,7 @@ extension Publishers.SwitchToLatest {
         func requestSpecialised(_ demand: Subscribers.Demand) {
             demand.assertNonZero()
             let (forward, start, target) = lock.withLock {
-                () -> ((any Subscription)?, (value: P.Output, inner: Int)?, Downstream?) in
+                () -> ((any Subscription)?, (value: P.Output, inner: Int)?, Boxed<Downstream>?) in
                 let (forward, start) = state.request(demand)
                 return (forward, start, start == nil ? nil : downstream)
             }
@@ -201,7 +203,7 @@ extension Publishers.SwitchToLatest {
         @inlinable
         func cancel() {
             let (subscriptions, released) = lock.withLock {
-                () -> (ContiguousArray<any Subscription>, Downstream?) in
+                () -> (ContiguousArray<any Subscription>, Boxed<Downstream>?) in
                 defer { downstream = nil }
                 return (state.cancel(), downstream)
             }
@@ -213,7 +215,7 @@ extension Publishers.SwitchToLatest {
 
         @usableFromInline var description: String { "SwitchToLatest" }
         @usableFromInline var customMirror: Mirror {
-            Mirror(self, children: ["downstream": lock.withLock { downstream } as Any])
+            Mirror(self, children: ["downstream": lock.withLock { downstream }?.value as Any])
         }
         @usableFromInline var playgroundDescription: Any { description }
     }
