@@ -175,7 +175,10 @@ struct MergeManyTests {
         try await PublisherContract.verify {
             Publishers.MergeMany<Just<Int>>()
         }
-        try await PublisherContract.verify {
+        // Three threads sending at once: the order of their values is not determined, so the
+        // `order` scenario cannot apply (see `MergeTests.keepsTheContract`; it failed here once
+        // under Thread Sanitizer, with two re-entrant runs racing alike).
+        try await PublisherContract.verify(scenarios: PublisherContract.Scenario.all.filter { $0 != .order }) {
             let subjects = (0..<3).map { _ in PassthroughSubject<Int, Never>() }
             return PublisherContract.Fixture(Publishers.MergeMany(subjects)) {
                 DispatchQueue.concurrentPerform(iterations: 3) { worker in

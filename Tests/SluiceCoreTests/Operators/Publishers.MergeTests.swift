@@ -297,7 +297,12 @@ struct MergeTests {
                 b.send(completion: .failure(TestError()))
             }
         }
-        try await PublisherContract.verify {
+        // Two threads sending at once: the order of their values is not determined, so the `order`
+        // scenario (the same values in the same order under two ways of demanding) cannot apply.
+        // It once failed here under Thread Sanitizer: the merge serialises deliveries onto one
+        // thread, so the kit saw a "synchronous" publisher, and two re-entrant runs happened to
+        // race alike.
+        try await PublisherContract.verify(scenarios: PublisherContract.Scenario.all.filter { $0 != .order }) {
             let a = PassthroughSubject<Int, Never>()
             let b = PassthroughSubject<Int, Never>()
             return PublisherContract.Fixture(Publishers.Merge(a, b)) {
