@@ -65,7 +65,8 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     /// Where the subscription stands.
     @usableFromInline
     enum Phase {
-        /// No upstream subscription yet.
+        /// No upstream subscription yet (values and a completion that come first still pass, as
+        /// in Apple's).
         case awaiting
         /// Subscribed: values flow.
         case subscribed
@@ -93,6 +94,8 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
     /// Demand requested before the subscription arrived.
     @exclusivity(unchecked) @usableFromInline var pendingDemand = Subscribers.Demand.none
+    /// Cancelled before any subscription arrived: a subscription that comes later is ignored.
+    @exclusivity(unchecked) @usableFromInline var cancelledEarly = false
 
     @inlinable
     init(downstream: Downstream, log: PrintLog) {
@@ -105,7 +108,7 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
         log.write("receive subscription: (\(subscription))")
         let outcome: Attachment = lock.withLock {
             switch phase {
-            case .cancelled: return .ignore
+            case .cancelled: return cancelledEarly ? .ignore : .refuse
             case .subscribed, .completed: return .refuse
             case .awaiting:
                 guard let downstream else { return .refuse }
@@ -126,7 +129,7 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
 
     @inlinable
     func receive(_ input: Downstream.Input) -> Subscribers.Demand {
-        let target: Downstream? = lock.withLock { phase == .subscribed ? downstream : nil }
+        let target: Downstream? = lock.withLock { phase == .subscribed || phase == .awaiting ? downstream : nil }
         guard let target else { return .none }
         log.write("receive value: (\(input))")
         let demand = target.receive(input)
@@ -137,7 +140,7 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
     @inlinable
     func receive(completion: Subscribers.Completion<Downstream.Failure>) {
         let target: Downstream? = lock.withLock {
-            guard phase == .subscribed else { return nil }
+            guard phase == .subscribed || phase == .awaiting else { return nil }
             phase = .completed
             defer { downstream = nil }
             return downstream
@@ -170,6 +173,7 @@ final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, Cus
         log.write("receive cancel")
         let (subscription, released): ((any Subscription)?, Downstream?) = lock.withLock {
             guard phase != .cancelled else { return (nil, nil) }
+            if phase == .awaiting { cancelledEarly = true }
             phase = .cancelled
             defer {
                 upstream = nil
