@@ -1,6 +1,29 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The `Combine` product: a module named `Combine` that re-exports Sluice, so that code written for
+// Apple's systems (`import Combine`, `#if canImport(Combine)`) compiles unchanged where Apple's
+// Combine does not exist. Where it does, Apple's framework must win, so a client depends on the
+// product with a platform condition:
+//
+//     .product(name: "Combine", package: "Sluice",
+//              condition: .when(platforms: [.linux, .android, .windows, .wasi, .openbsd]))
+//
+// and, in case a build system builds that dependency all the same, a host that has Apple's Combine
+// gets the product with an empty module of another name: no module named `Combine` is ever built
+// there to stand before Apple's. (The condition follows the platform built for; this check, the
+// host, so cross-compiling from an Apple host to Linux gets no `Combine` module: `import Sluice`.)
+#if canImport(Combine)
+let combineTargets: [Target] = [.target(name: "SluiceCombineOnApple")]
+let combineProduct = Product.library(name: "Combine", targets: ["SluiceCombineOnApple"])
+#else
+let combineTargets: [Target] = [
+    .target(name: "Combine", dependencies: ["Sluice"]),
+    .testTarget(name: "CombineTests", dependencies: ["Combine"]),
+]
+let combineProduct = Product.library(name: "Combine", targets: ["Combine"])
+#endif
+
 // Swift 6 language mode (the tools version's default) gives complete concurrency checking.
 let package = Package(
     name: "Sluice",
@@ -9,6 +32,7 @@ let package = Package(
         .library(name: "Sluice", targets: ["Sluice"]),
         .library(name: "SluiceCore", targets: ["SluiceCore"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        combineProduct,
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
         .executable(name: "sluice-soak", targets: ["sluice-soak"]),
     ],
@@ -24,5 +48,5 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceExamples"]),
         .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting"]),
         .testTarget(name: "SluiceExamplesTests", dependencies: ["SluiceExamples", "SluiceTesting"]),
-    ]
+    ] + combineTargets
 )

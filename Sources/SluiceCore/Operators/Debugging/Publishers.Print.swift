@@ -6,6 +6,11 @@ extension Publishers {
     /// `request max: (1)`, `receive value: (1)`, `receive finished`, `receive error: (...)`,
     /// `receive cancel`, and `request max: (1) (synchronous)` for demand returned from
     /// `receive(_:)`.
+    ///
+    /// As Apple's does, it logs every `request(_:)` and `cancel()` its subscriber makes, those
+    /// that come after the stream ended included, and passes a request or a cancel that comes after
+    /// the completion on to the upstream subscription. Nothing reaches the subscriber after the
+    /// completion or a cancel.
     public struct Print<Upstream: Publisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -39,22 +44,7 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that logs every event.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            let log = PrintLog(prefix: prefix, stream: stream)
-            let inner = EventReporter(
-                downstream: subscriber,
-                hooks: EventHooks(
-                    receiveSubscription: { log.write("receive subscription: (\($0))") },
-                    receiveOutput: { log.write("receive value: (\($0))") },
-                    receiveCompletion: { completion in
-                        switch completion {
-                        case .finished: log.write("receive finished")
-                        case .failure(let error): log.write("receive error: (\(error))")
-                        }
-                    },
-                    receiveCancel: { log.write("receive cancel") },
-                    receiveRequest: { log.write("request \(PrintLog.describe($0))") },
-                    returnedDemand: { log.write("request \(PrintLog.describe($0)) (synchronous)") }),
-                name: "Print")
+            let inner = PrintReporter(downstream: subscriber, log: PrintLog(prefix: prefix, stream: stream))
             // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
             if introspectionIsActive {
                 upstream.subscribeIntrospected(inner)
@@ -63,6 +53,141 @@ extension Publishers {
             upstream.receive(subscriber: inner)
         }
     }
+}
+
+/// The subscription of `print`: logs each event, then passes it on.
+@usableFromInline
+final class PrintReporter<Downstream: Subscriber>: Subscriber, Subscription, CustomStringConvertible,
+    CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable {
+    @usableFromInline typealias Input = Downstream.Input
+    @usableFromInline typealias Failure = Downstream.Failure
+
+    /// Where the subscription stands.
+    @usableFromInline
+    enum Phase {
+        /// No upstream subscription yet (values and a completion that come first still pass, as
+        /// in Apple's).
+        case awaiting
+        /// Subscribed: values flow.
+        case subscribed
+        /// The upstream completed: the subscriber is released; requests and a cancel still go to
+        /// the upstream subscription, as Apple's do.
+        case completed
+        /// Cancelled: nothing goes anywhere any more, though requests and cancels are still logged.
+        case cancelled
+    }
+
+    /// What `receive(subscription:)` does with a subscription, decided under the lock.
+    @usableFromInline
+    enum Attachment {
+        case attach(Downstream, Subscribers.Demand)
+        case refuse
+        case ignore
+    }
+
+    @usableFromInline let lock = Lock()
+    @usableFromInline let log: PrintLog
+    // Guarded by `lock`:
+    @exclusivity(unchecked) @usableFromInline var phase = Phase.awaiting
+    @exclusivity(unchecked) @usableFromInline var downstream: Downstream?
+    /// The upstream subscription, while subscribed and after the completion, until a cancel.
+    @exclusivity(unchecked) @usableFromInline var upstream: (any Subscription)?
+    /// Demand requested before the subscription arrived.
+    @exclusivity(unchecked) @usableFromInline var pendingDemand = Subscribers.Demand.none
+    /// Cancelled before any subscription arrived: a subscription that comes later is ignored.
+    @exclusivity(unchecked) @usableFromInline var cancelledEarly = false
+
+    @inlinable
+    init(downstream: Downstream, log: PrintLog) {
+        self.downstream = downstream
+        self.log = log
+    }
+
+    @inlinable
+    func receive(subscription: any Subscription) {
+        log.write("receive subscription: (\(subscription))")
+        let outcome: Attachment = lock.withLock {
+            switch phase {
+            case .cancelled: return cancelledEarly ? .ignore : .refuse
+            case .subscribed, .completed: return .refuse
+            case .awaiting:
+                guard let downstream else { return .refuse }
+                phase = .subscribed
+                upstream = subscription
+                defer { pendingDemand = .none }
+                return .attach(downstream, pendingDemand)
+            }
+        }
+        switch outcome {
+        case .ignore: return
+        case .refuse: subscription.cancel()
+        case .attach(let downstream, let pending):
+            if pending != .none { subscription.request(pending) }
+            downstream.receive(subscription: self)
+        }
+    }
+
+    @inlinable
+    func receive(_ input: Downstream.Input) -> Subscribers.Demand {
+        let target: Downstream? = lock.withLock { phase == .subscribed || phase == .awaiting ? downstream : nil }
+        guard let target else { return .none }
+        log.write("receive value: (\(input))")
+        let demand = target.receive(input)
+        if demand != .none { log.write("request \(PrintLog.describe(demand)) (synchronous)") }
+        return demand
+    }
+
+    @inlinable
+    func receive(completion: Subscribers.Completion<Downstream.Failure>) {
+        let target: Downstream? = lock.withLock {
+            guard phase == .subscribed || phase == .awaiting else { return nil }
+            phase = .completed
+            defer { downstream = nil }
+            return downstream
+        }
+        guard let target else { return }
+        switch completion {
+        case .finished: log.write("receive finished")
+        case .failure(let error): log.write("receive error: (\(error))")
+        }
+        target.receive(completion: completion)
+    }
+
+    @inlinable
+    func request(_ demand: Subscribers.Demand) {
+        log.write("request \(PrintLog.describe(demand))")
+        let subscription: (any Subscription)? = lock.withLock {
+            switch phase {
+            case .awaiting:
+                pendingDemand += demand
+                return nil
+            case .subscribed, .completed: return upstream
+            case .cancelled: return nil
+            }
+        }
+        subscription?.request(demand)
+    }
+
+    @inlinable
+    func cancel() {
+        log.write("receive cancel")
+        let (subscription, released): ((any Subscription)?, Downstream?) = lock.withLock {
+            guard phase != .cancelled else { return (nil, nil) }
+            if phase == .awaiting { cancelledEarly = true }
+            phase = .cancelled
+            defer {
+                upstream = nil
+                downstream = nil
+            }
+            return (upstream, downstream)
+        }
+        subscription?.cancel()
+        _ = released
+    }
+
+    @usableFromInline var description: String { "Print" }
+    @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
+    @usableFromInline var playgroundDescription: Any { description }
 }
 
 /// Where one `print` subscription writes its lines.

@@ -1,12 +1,18 @@
 extension Publishers {
     /// A publisher that buffers and periodically publishes its items.
     ///
-    /// It asks the upstream for unlimited values and collects them. A repeating timer on the
-    /// scheduler closes the current group every `stride` (an empty group is not published); with
-    /// `.byTimeOrCount`, a group also closes when it reaches its count, and the timer restarts.
-    /// Closed groups go downstream while the subscriber has demand, and wait for demand otherwise.
-    /// When the upstream finishes, the last group (if not empty) is published, then `.finished`;
-    /// when it fails, the failure is forwarded and the collected values are dropped.
+    /// A repeating timer on the scheduler closes the current group every `stride` (an empty group
+    /// is not published); with `.byTimeOrCount`, a group also closes when it reaches its count, and
+    /// the timer restarts. Closed groups go downstream while the subscriber has demand, and wait
+    /// for demand otherwise. When the upstream finishes, the last group (if not empty) is
+    /// published, then `.finished`; when it fails, the failure is forwarded and the collected
+    /// values are dropped.
+    ///
+    /// As Apple's does, it delivers everything on the scheduler: a group, the failure and the
+    /// finish reach the subscriber from an action the scheduler runs, never from inside the
+    /// upstream's `send`. Its demand upstream is Apple's too: under `.byTime`, `.max(1)` for each
+    /// `request(_:)` of the subscriber and `.max(1)` more for each value received; under
+    /// `.byTimeOrCount`, `.max(count × n)` for a request or a returned demand of `.max(n)`.
     public struct CollectByTime<Upstream: Publisher, Context: Scheduler>: Publisher {
         /// The kind of values published by this publisher: arrays of the upstream's values.
         public typealias Output = [Upstream.Output]
@@ -90,7 +96,6 @@ where Downstream.Input == [Element] {
         }
         startTimer()
         downstream.receive(subscription: self)
-        subscription.request(.unlimited)
     }
 
     /// Starts (or restarts) the repeating timer that closes groups.
@@ -117,6 +122,8 @@ where Downstream.Input == [Element] {
         }
     }
 
+    /// The timer's action, on the scheduler: closes the current group and delivers what demand
+    /// allows.
     @inlinable
     func closeGroup(ifGeneration current: Int) {
         let closed: Bool = lock.withLock {
@@ -128,21 +135,29 @@ where Downstream.Input == [Element] {
         if closed { drain() }
     }
 
+    /// Runs `drain` as an action of the scheduler.
+    @inlinable
+    func scheduleDrain() {
+        scheduler.schedule(options: options) { [self] in drain() }
+    }
+
     @inlinable
     func receive(_ input: Element) -> Subscribers.Demand {
-        let full: Bool = lock.withLock {
-            guard downstream != nil, !finished else { return false }
+        let full: Bool? = lock.withLock {
+            guard downstream != nil, !finished else { return nil }
             group.append(input)
             guard let count, group.count >= count else { return false }
             ready.append(group)
             group = []
             return true
         }
+        guard let full else { return .none }
         if full {
             startTimer()
-            drain()
+            scheduleDrain()
         }
-        return .none
+        // `.byTime` asks for the next value as each one arrives; `.byTimeOrCount` asks by request.
+        return count == nil ? .max(1) : .none
     }
 
     @inlinable
@@ -163,7 +178,7 @@ where Downstream.Input == [Element] {
         }
         guard let timer else { return }
         timer?.cancel()
-        drain()
+        scheduleDrain()
     }
 
     @exclusivity(unchecked) @usableFromInline var pendingCompletion: Subscribers.Completion<Failure>?
@@ -176,8 +191,8 @@ where Downstream.Input == [Element] {
         case stop
     }
 
-    /// Sends ready groups while there is demand, then the completion once they are all out. One
-    /// thread delivers at a time; others leave their work to it.
+    /// Sends ready groups while there is demand, then the completion once they are all out. Runs
+    /// on the scheduler only; one call delivers at a time, others leave their work to it.
     @inlinable
     func drain() {
         while true {
@@ -202,10 +217,13 @@ where Downstream.Input == [Element] {
                 return
             case .group(let downstream, let values):
                 let more = downstream.receive(values)
-                lock.withLock {
+                let subscription: (any Subscription)? = lock.withLock {
                     delivering = false
-                    if self.downstream != nil { demand += more }
+                    guard self.downstream != nil, more != .none else { return nil }
+                    demand += more
+                    return count == nil || finished ? nil : upstream
                 }
+                if let subscription, let count { subscription.request(more * count) }
             }
         }
     }
@@ -213,8 +231,16 @@ where Downstream.Input == [Element] {
     @inlinable
     func request(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
-        lock.withLock { if downstream != nil { self.demand += demand } }
-        drain()
+        // `.byTime` asks `.max(1)` for any request; `.byTimeOrCount`, `count` values per group.
+        var upstreamDemand = Subscribers.Demand.max(1)
+        if let count { upstreamDemand = demand * count }
+        let (subscription, waiting): ((any Subscription)?, Bool) = lock.withLock {
+            guard downstream != nil else { return (nil, false) }
+            self.demand += demand
+            return (finished ? nil : upstream, !ready.isEmpty)
+        }
+        subscription?.request(upstreamDemand)
+        if waiting { scheduleDrain() }
     }
 
     @inlinable

@@ -80,6 +80,52 @@ struct PrintTests {
         try await PublisherContract.verify { (1...5).publisher.eraseToAnyPublisher().print(to: Capture(lines: Lines())) }
     }
 
+    // Apple's print logs a request and a cancel that arrive after the completion, and passes them
+    // on to the upstream subscription.
+    @Test func logsAndPassesOnARequestAndACancelAfterTheCompletion() throws {
+        let lines = Lines()
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        upstream.print(to: Capture(lines: lines)).subscribe(subscriber)
+        let subscription = try #require(subscriber.subscription)
+        upstream.send(completion: .finished)
+        subscription.request(.max(3))
+        subscription.cancel()
+        #expect(lines.text == """
+            receive subscription: (ManualSubscription)
+            request max: (1)
+            receive finished
+            request max: (3)
+            receive cancel
+
+            """)
+        #expect(upstream.subscription.requests == [.max(1), .max(3)])
+        #expect(upstream.subscription.cancelCount == 1)
+        #expect(subscriber.eventDescriptions == ["subscription(Print)", "finished"])
+    }
+
+    // Apple's print logs every request and cancel, those after a cancel too; after the cancel it
+    // passes nothing on.
+    @Test func logsARequestAndACancelAfterACancelAndPassesThemNowhere() throws {
+        let lines = Lines()
+        let upstream = ManualPublisher<Int, Never>()
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .none)
+        upstream.print(to: Capture(lines: lines)).subscribe(subscriber)
+        let subscription = try #require(subscriber.subscription)
+        subscription.cancel()
+        subscription.request(.max(1))
+        subscription.cancel()
+        #expect(lines.text == """
+            receive subscription: (ManualSubscription)
+            receive cancel
+            request max: (1)
+            receive cancel
+
+            """)
+        #expect(upstream.subscription.requests.isEmpty)
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+
     @Test func types() {
         let subject = PassthroughSubject<Int, Never>()
         let printed = subject.print("x")
