@@ -25,7 +25,7 @@ public struct AnySubscriber<Input, Failure: Error>: Subscriber, CustomStringConv
     }
 
     /// Creates a type-erasing subscriber that forwards each event to the given subject, through
-    /// the same bridge as ``Publisher/subscribe(_:)-(S)`` (described as `"Subject"`): the first
+    /// the same bridge as ``Publisher/subscribe(_:)-570jv`` (described as `"Subject"`): the first
     /// subscription reaches the subject as the bridge itself (later ones are cancelled), values go
     /// to ``Subject/send(_:)`` and the first completion to ``Subject/send(completion:)``.
     public init<S: Subject>(_ s: S) where S.Output == Input, S.Failure == Failure {

@@ -15,7 +15,7 @@ public protocol Publisher<Output, Failure> {
     /// Attaches the specified subscriber to this publisher.
     ///
     /// Implementations must call `subscriber.receive(subscription:)` exactly once before any other
-    /// event. Call ``Publisher/subscribe(_:)-(S)`` rather than this method to attach a subscriber.
+    /// event. Call ``Publisher/subscribe(_:)-m2lh`` rather than this method to attach a subscriber.
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure
 }
 
@@ -23,7 +23,7 @@ extension Publisher {
     /// Attaches the specified subscriber to this publisher.
     ///
     /// Always call this function instead of ``Publisher/receive(subscriber:)``: it is where an
-    /// enabled ``_Introspection`` sees the subscription (one flag check when none is enabled).
+    /// enabled `_Introspection` sees the subscription (one flag check when none is enabled).
     @inlinable
     public func subscribe<S: Subscriber>(_ subscriber: S) where S.Input == Output, S.Failure == Failure {
         if introspectionIsActive {

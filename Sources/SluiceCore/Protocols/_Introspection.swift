@@ -7,7 +7,7 @@
 /// reports. Several introspections may be enabled at once; each receives every report, in the
 /// order they were enabled.
 ///
-/// How it works: while at least one introspection is enabled, ``Publisher/subscribe(_:)-(S)``
+/// How it works: while at least one introspection is enabled, ``Publisher/subscribe(_:)-m2lh``
 /// reports the publisher and subscriber, and puts a forwarding subscriber in front of the
 /// subscriber (and a forwarding subscription in front of the subscription it receives), which
 /// report each event to the introspections enabled at the time of the event. A subscription made

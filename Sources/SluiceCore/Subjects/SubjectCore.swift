@@ -206,7 +206,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
 }
 
 /// A subject of this package, which keeps the upstream subscriptions handed to it and can drop one
-/// whose bridge (``Publisher/subscribe(_:)-(S)``) has been cancelled.
+/// whose bridge (``Publisher/subscribe(_:)-570jv``) has been cancelled.
 @usableFromInline
 package protocol UpstreamKeepingSubject: AnyObject {
     /// Drops `subscription` from the upstream subscriptions kept.

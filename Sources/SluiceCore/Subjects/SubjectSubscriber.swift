@@ -1,4 +1,4 @@
-/// Connects an upstream publisher to a subject (``Publisher/subscribe(_:)-(S)``, and each
+/// Connects an upstream publisher to a subject (``Publisher/subscribe(_:)-570jv``, and each
 /// connection of a ``Publishers/Multicast``): it hands the subject a subscription (itself) through
 /// which the subject requests demand, forwards values and the completion, and cancels upstream when
 /// its `AnyCancellable` is cancelled.

@@ -328,7 +328,7 @@ extension Publisher {
     /// up to a maximum number of publishers you specify.
     ///
     /// The new publishers are given the upstream's failure type; otherwise as
-    /// ``Publisher/flatMap(maxPublishers:_:)-3k7z5``.
+    /// ``Publisher/flatMap(maxPublishers:_:)-6beje``.
     ///
     /// - Parameters:
     ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
@@ -353,7 +353,7 @@ extension Publisher where Failure == Never {
     /// that may, up to a maximum number of publishers you specify.
     ///
     /// The upstream is given the new publishers' failure type; otherwise as
-    /// ``Publisher/flatMap(maxPublishers:_:)-3k7z5``.
+    /// ``Publisher/flatMap(maxPublishers:_:)-6beje``.
     ///
     /// - Parameters:
     ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or
@@ -374,7 +374,7 @@ extension Publisher where Failure == Never {
     /// Transforms all elements from an upstream publisher into new publishers, none of which can
     /// fail, up to a maximum number of publishers you specify.
     ///
-    /// As ``Publisher/flatMap(maxPublishers:_:)-3k7z5``; the result cannot fail either.
+    /// As ``Publisher/flatMap(maxPublishers:_:)-6beje``; the result cannot fail either.
     ///
     /// - Parameters:
     ///   - maxPublishers: Specifies the maximum number of concurrent publisher subscriptions, or

@@ -253,7 +253,7 @@ extension Publisher where Failure == Never, Output: Publisher {
     /// Republishes elements sent by the most recently received publisher, for an upstream that
     /// cannot fail publishing publishers that can.
     ///
-    /// As ``Publisher/switchToLatest()-453ht``; the upstream is given the inner publishers'
+    /// As ``Publisher/switchToLatest()-7dkoi``; the upstream is given the inner publishers'
     /// failure type.
     ///
     /// - Returns: A publisher that republishes the elements of the most recent inner publisher.
@@ -267,7 +267,7 @@ extension Publisher where Failure == Never, Output: Publisher, Output.Failure ==
     /// Republishes elements sent by the most recently received publisher, when neither the
     /// upstream nor the inner publishers can fail.
     ///
-    /// As ``Publisher/switchToLatest()-453ht``; the result cannot fail.
+    /// As ``Publisher/switchToLatest()-7dkoi``; the result cannot fail.
     ///
     /// - Returns: A publisher that republishes the elements of the most recent inner publisher.
     @inlinable
@@ -280,7 +280,7 @@ extension Publisher where Output: Publisher, Output.Failure == Never {
     /// Republishes elements sent by the most recently received publisher, for inner publishers
     /// that cannot fail inside an upstream that can.
     ///
-    /// As ``Publisher/switchToLatest()-453ht``; each inner publisher is given the upstream's
+    /// As ``Publisher/switchToLatest()-7dkoi``; each inner publisher is given the upstream's
     /// failure type.
     ///
     /// - Returns: A publisher that republishes the elements of the most recent inner publisher.

@@ -26,7 +26,7 @@ extension Publishers {
         /// Operators attach upstream with `receive(subscriber:)`, not `subscribe(_:)`: the compiler
         /// declines to specialise `subscribe` called recursively with ever larger subscriber types,
         /// and an unspecialised link leaves every element of the chain running generic code. While
-        /// an ``_Introspection`` is enabled they take `subscribe`'s introspected path, as Apple's
+        /// an `_Introspection` is enabled they take `subscribe`'s introspected path, as Apple's
         /// operators report their upstream subscriptions.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {

@@ -1,11 +1,11 @@
 import Synchronization
 
-/// How many ``_Introspection`` objects are enabled. `subscribe` reads it (one relaxed load) to
+/// How many `_Introspection` objects are enabled. `subscribe` reads it (one relaxed load) to
 /// decide whether to take the introspected path; nothing else on a stream's way reads it.
 @usableFromInline
 let introspectionEnabledCount = Atomic<Int>(0)
 
-/// Whether any ``_Introspection`` is enabled: the one check `subscribe` makes.
+/// Whether any `_Introspection` is enabled: the one check `subscribe` makes.
 @inlinable @inline(__always)
 var introspectionIsActive: Bool {
     introspectionEnabledCount.load(ordering: .relaxed) != 0
