@@ -6,6 +6,8 @@
 /// or setting ``value`` updates the value and publishes it.
 ///
 /// Thread-safe, re-entrant, and a subscriber arriving after completion gets the completion at once.
+/// As Apple's, a subscription keeps its subject alive until it is cancelled or the subject
+/// completes.
 public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
     @usableFromInline
     let core: SubjectCore<Output, Failure>
@@ -23,6 +25,7 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
     @inlinable
     public init(_ value: Output) {
         core = SubjectCore(name: "CurrentValueSubject", currentValue: value)
+        core.owner = self
     }
 
     /// Cancels the upstream subscriptions handed to ``send(subscription:)``.

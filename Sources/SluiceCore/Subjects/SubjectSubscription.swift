@@ -8,6 +8,11 @@ class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     let offerEntry: (SubjectConduit, Output) -> Void
 
+    /// This subscription's index in the subject's ``SubjectCore/conduits``; guarded by the
+    /// subject's lock.
+    @exclusivity(unchecked) @usableFromInline
+    var slot = 0
+
     @inlinable
     init(offerEntry: @escaping (SubjectConduit, Output) -> Void) {
         self.offerEntry = offerEntry
@@ -171,8 +176,19 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     func requestSpecialised(_ demand: Subscribers.Demand) {
         demand.assertNonZero()
         let step = lock.withLock { () -> Step in
-            guard downstream != nil else { return .idle }
+            guard let downstream else { return .idle }
             self.demand += demand
+            // As Apple's, a request (unlike demand returned from `receive(_:)`) delivers the latest
+            // value kept for want of demand: now, or after the values already queued.
+            if let value = pendingValue.first {
+                pendingValue.removeAll(keepingCapacity: true)
+                self.demand -= 1
+                guard claimDelivery() else {
+                    queue.append(value)
+                    return .idle
+                }
+                return keepDelivering(value, downstream)
+            }
             guard claimDelivery() else { return .idle }
             return nextStep()
         }
@@ -233,13 +249,6 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
             }
             return keepDelivering(value, downstream)
         }
-        // A kept latest value whose demand arrived during this delivery was owed before the
-        // completion that arrived later.
-        if let value = pendingValue.first, demand > 0 {
-            pendingValue.removeAll(keepingCapacity: true)
-            demand -= 1
-            return keepDelivering(value, downstream)
-        }
         if let completion = pendingCompletion {
             return terminate(with: completion.value, downstream)
         }
@@ -251,7 +260,7 @@ final class SubjectSubscription<S: Subscriber>: SubjectConduit<S.Input, S.Failur
     /// waits, so that the deliverer comes back under the lock after this value.
     @inlinable
     func keepDelivering(_ value: Output, _ downstream: Boxed<S>) -> Step {
-        let more = queueHead < queue.count || pendingCompletion != nil || (!pendingValue.isEmpty && demand > 0)
+        let more = queueHead < queue.count || pendingCompletion != nil
         delivery.store(more ? Self.delivering | Self.attention : Self.delivering, ordering: .relaxed)
         return .value(value, downstream)
     }

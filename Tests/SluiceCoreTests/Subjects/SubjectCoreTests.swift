@@ -63,12 +63,65 @@ struct SubjectCoreTests {
         let second = TestSubscriber<Int, Never>()
         core.receive(subscriber: first)
         core.receive(subscriber: second)
-        #expect(core.conduits.count == 2)
+        #expect(core.subscriptionCount == 2)
         first.cancel()
-        #expect(core.conduits.count == 1)
+        #expect(core.subscriptionCount == 1)
         first.cancel()
-        #expect(core.conduits.count == 1)
+        #expect(core.subscriptionCount == 1)
         second.cancel()
+        #expect(core.subscriptionCount == 0)
+        #expect(core.conduits.isEmpty)
+    }
+
+    @Test func cancelEmptiesTheSlotAndEachSubscriptionKnowsItsSlot() {
+        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let subscribers = (0..<3).map { _ in TestSubscriber<Int, Never>() }
+        for subscriber in subscribers { core.receive(subscriber: subscriber) }
+        #expect(core.conduits.indices.allSatisfy { core.conduits[$0]?.slot == $0 })
+        subscribers[0].cancel()
+        #expect(core.conduits.count == 3)
+        #expect(core.conduits[0] == nil)
+        #expect(core.holes == 1)
+        #expect(core.subscriptionCount == 2)
+    }
+
+    @Test func cancellingTheLastSlotShrinksTheArrayPastEmptySlots() {
+        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let subscribers = (0..<4).map { _ in TestSubscriber<Int, Never>() }
+        for subscriber in subscribers { core.receive(subscriber: subscriber) }
+        subscribers[2].cancel()
+        #expect(core.conduits.count == 4)
+        subscribers[3].cancel()
+        // Slots 2 and 3 go: the last one, then the empty one before it.
+        #expect(core.conduits.count == 2)
+        #expect(core.holes == 0)
+        #expect(core.subscriptionCount == 2)
+    }
+
+    @Test func compactionKeepsTheSubscriptionOrderAndRenumbersTheSlots() {
+        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let log = Shared<[Int]>([])
+        let cancellables = (0..<1_000).map { index in
+            let sink = Subscribers.Sink<Int, Never>(receiveCompletion: { _ in }, receiveValue: { _ in log.mutate { $0.append(index) } })
+            core.receive(subscriber: sink)
+            return AnyCancellable(sink)
+        }
+        // Cancel two subscribers in three, front to back then back to front, so that empty slots
+        // outnumber live ones several times over (each time: a compaction).
+        let doomed = (0..<1_000).filter { $0 % 3 != 0 }
+        for index in doomed.prefix(300) { cancellables[index].cancel() }
+        for index in doomed.dropFirst(300).reversed() { cancellables[index].cancel() }
+        let kept = (0..<1_000).filter { $0 % 3 == 0 }
+        #expect(core.subscriptionCount == kept.count)
+        #expect(core.holes <= core.subscriptionCount)
+        #expect(core.conduits.indices.allSatisfy { core.conduits[$0] == nil || core.conduits[$0]?.slot == $0 })
+        core.send(1)
+        core.send(2)
+        #expect(log.value == kept + kept)
+        // Cancelling the rest in random order after compactions still finds each one.
+        var generator = SeededGenerator(seed: 7)
+        for index in kept.shuffled(using: &generator) { cancellables[index].cancel() }
+        #expect(core.subscriptionCount == 0)
         #expect(core.conduits.isEmpty)
     }
 
@@ -137,6 +190,6 @@ struct SubjectCoreTests {
                 }
             }
         }
-        #expect(core.conduits.isEmpty)
+        #expect(core.subscriptionCount == 0)
     }
 }
