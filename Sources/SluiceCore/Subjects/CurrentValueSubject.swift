@@ -24,7 +24,7 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
     /// Creates a current value subject with the given initial value.
     @inlinable
     public init(_ value: Output) {
-        core = SubjectCore(name: "CurrentValueSubject", currentValue: value)
+        core = SubjectCore(kind: .currentValue, currentValue: value)
         core.owner = self
     }
 

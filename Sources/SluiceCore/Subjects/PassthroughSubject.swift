@@ -13,7 +13,7 @@
 /// reference.
 public final class PassthroughSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
     @usableFromInline
-    let core = SubjectCore<Output, Failure>(name: "PassthroughSubject", currentValue: nil)
+    let core = SubjectCore<Output, Failure>(kind: .passthrough, currentValue: nil)
 
     /// Creates a subject.
     @inlinable

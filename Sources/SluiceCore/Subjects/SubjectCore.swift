@@ -60,9 +60,14 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     @usableFromInline
     let replaysCurrentValue: Bool
 
+    /// Which subject-like publisher this core serves (the name subscriptions report in
+    /// `description`, whether they ignore demand).
+    @usableFromInline
+    let kind: SubjectKind
+
     /// The name subscriptions report in `description` (Apple's: "PassthroughSubject"...).
     @usableFromInline
-    let name: String
+    var name: String { kind.name }
 
     /// Whether subscriptions ignore demand and receive every value (`ObservableObjectPublisher`).
     @usableFromInline
@@ -74,8 +79,9 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     let downstreamDemandSeen: Atomic<Bool>
 
     @inlinable
-    init(name: String, currentValue: Output?, ignoresDemand: Bool = false) {
-        self.name = name
+    init(kind: SubjectKind, currentValue: Output?) {
+        self.kind = kind
+        let ignoresDemand = kind == .observableObject
         current = currentValue
         replaysCurrentValue = currentValue != nil
         self.ignoresDemand = ignoresDemand
@@ -210,7 +216,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
         let conduit = lock.withLock { () -> SubjectSubscription<S>? in
             guard completion == nil else { return nil }
             let conduit = SubjectSubscription(core: self, downstream: subscriber, pending: current)
-            conduit.slot = conduits.count
+            conduit.slot = UInt32(conduits.count)
             conduits.append(conduit)
             if keepAlive == nil { keepAlive = owner }
             return conduit
@@ -236,7 +242,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     @inlinable
     func remove(_ conduit: SubjectConduit<Output, Failure>) {
         let released = lock.withLock { () -> AnyObject? in
-            let index = conduit.slot
+            let index = Int(conduit.slot)
             guard index < conduits.count, conduits[index] === conduit else { return nil }
             if index == conduits.count - 1 {
                 conduits.removeLast()
@@ -265,12 +271,37 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
             guard let conduit = conduits[index] else { continue }
             if kept != index {
                 conduits.swapAt(kept, index)
-                conduit.slot = kept
+                conduit.slot = UInt32(kept)
             }
             kept += 1
         }
         conduits.removeLast(conduits.count - kept)
         holes = 0
+    }
+}
+
+/// The subject-like publishers built on ``SubjectCore``: each one's name, as its subscriptions
+/// describe themselves, and whether they ignore demand.
+@usableFromInline
+enum SubjectKind: UInt8, Sendable {
+    /// `PassthroughSubject`.
+    case passthrough
+    /// `CurrentValueSubject`.
+    case currentValue
+    /// `@Published`'s publisher.
+    case published
+    /// `ObservableObjectPublisher`, whose subscriptions ignore demand.
+    case observableObject
+
+    /// Apple's name for the subscriptions of this kind.
+    @usableFromInline
+    var name: String {
+        switch self {
+        case .passthrough: "PassthroughSubject"
+        case .currentValue: "CurrentValueSubject"
+        case .published: "PublishedSubject"
+        case .observableObject: "ObservableObjectPublisher"
+        }
     }
 }
 

@@ -6,19 +6,19 @@ import Testing
 @Suite("SubjectCore")
 struct SubjectCoreTests {
     @Test func passThroughAndCurrentValueKinds() {
-        let passthrough = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let passthrough = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         #expect(!passthrough.replaysCurrentValue)
-        let current = SubjectCore<Int, Never>(name: "C", currentValue: 1)
+        let current = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 1)
         #expect(current.replaysCurrentValue)
         #expect(current.currentValue == 1)
         // A current value that is itself `nil` is still a current value.
-        let optional = SubjectCore<Int?, Never>(name: "O", currentValue: .some(nil))
+        let optional = SubjectCore<Int?, Never>(kind: .currentValue, currentValue: .some(nil))
         #expect(optional.replaysCurrentValue)
         #expect(optional.currentValue == nil)
     }
 
     @Test func sendStoresTheCurrentValueFirstByDefault() {
-        let core = SubjectCore<Int, Never>(name: "C", currentValue: 0)
+        let core = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 0)
         var seen: [Int] = []
         let subscriber = AnySubscriber<Int, Never>(
             receiveSubscription: { $0.request(.unlimited) },
@@ -33,7 +33,7 @@ struct SubjectCoreTests {
 
     @Test func sendWithoutStoringFirstLeavesTheValueToTheCaller() {
         // `@Published` publishes in `willSet`: subscribers see the old value, then the caller stores.
-        let core = SubjectCore<Int, Never>(name: "C", currentValue: 0)
+        let core = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 0)
         var seen: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
             receiveSubscription: { $0.request(.unlimited) },
@@ -49,7 +49,7 @@ struct SubjectCoreTests {
     }
 
     @Test func storeDoesNotPublish() {
-        let core = SubjectCore<Int, Never>(name: "C", currentValue: 0)
+        let core = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 0)
         let subscriber = TestSubscriber<Int, Never>()
         core.receive(subscriber: subscriber)
         core.store(5)
@@ -58,7 +58,7 @@ struct SubjectCoreTests {
     }
 
     @Test func subscriptionsAreRemovedOnCancel() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         let first = TestSubscriber<Int, Never>()
         let second = TestSubscriber<Int, Never>()
         core.receive(subscriber: first)
@@ -74,10 +74,10 @@ struct SubjectCoreTests {
     }
 
     @Test func cancelEmptiesTheSlotAndEachSubscriptionKnowsItsSlot() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         let subscribers = (0..<3).map { _ in TestSubscriber<Int, Never>() }
         for subscriber in subscribers { core.receive(subscriber: subscriber) }
-        #expect(core.conduits.indices.allSatisfy { core.conduits[$0]?.slot == $0 })
+        #expect(core.conduits.indices.allSatisfy { core.conduits[$0]?.slot == UInt32($0) })
         subscribers[0].cancel()
         #expect(core.conduits.count == 3)
         #expect(core.conduits[0] == nil)
@@ -86,7 +86,7 @@ struct SubjectCoreTests {
     }
 
     @Test func cancellingTheLastSlotShrinksTheArrayPastEmptySlots() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         let subscribers = (0..<4).map { _ in TestSubscriber<Int, Never>() }
         for subscriber in subscribers { core.receive(subscriber: subscriber) }
         subscribers[2].cancel()
@@ -99,7 +99,7 @@ struct SubjectCoreTests {
     }
 
     @Test func compactionKeepsTheSubscriptionOrderAndRenumbersTheSlots() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         let log = Shared<[Int]>([])
         let cancellables = (0..<1_000).map { index in
             let sink = Subscribers.Sink<Int, Never>(receiveCompletion: { _ in }, receiveValue: { _ in log.mutate { $0.append(index) } })
@@ -114,7 +114,7 @@ struct SubjectCoreTests {
         let kept = (0..<1_000).filter { $0 % 3 == 0 }
         #expect(core.subscriptionCount == kept.count)
         #expect(core.holes <= core.subscriptionCount)
-        #expect(core.conduits.indices.allSatisfy { core.conduits[$0] == nil || core.conduits[$0]?.slot == $0 })
+        #expect(core.conduits.indices.allSatisfy { core.conduits[$0] == nil || core.conduits[$0]?.slot == UInt32($0) })
         core.send(1)
         core.send(2)
         #expect(log.value == kept + kept)
@@ -126,7 +126,7 @@ struct SubjectCoreTests {
     }
 
     @Test func completionForgetsSubscriptionsAndUpstreams() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         core.receive(subscriber: TestSubscriber<Int, Never>())
         weak var weakUpstream: ManualPublisher<Int, Never>.Subscription?
         do {
@@ -144,7 +144,7 @@ struct SubjectCoreTests {
     }
 
     @Test func onlyTheFirstCompletionCounts() {
-        let core = SubjectCore<Int, TestError>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, TestError>(kind: .passthrough, currentValue: nil)
         let subscriber = TestSubscriber<Int, TestError>()
         core.receive(subscriber: subscriber)
         core.send(completion: .failure(TestError(code: 1)))
@@ -157,7 +157,7 @@ struct SubjectCoreTests {
     }
 
     @Test func lateSubscriberIsNotKept() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         core.send(completion: .finished)
         weak var weakSubscriber: TestSubscriber<Int, Never>?
         do {
@@ -171,14 +171,14 @@ struct SubjectCoreTests {
     }
 
     @Test func subscriptionsCarryTheCoresName() {
-        let core = SubjectCore<Int, Never>(name: "Custom", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .published, currentValue: nil)
         let subscriber = TestSubscriber<Int, Never>()
         core.receive(subscriber: subscriber)
-        #expect(subscriber.eventDescriptions == ["subscription(Custom)"])
+        #expect(subscriber.eventDescriptions == ["subscription(PublishedSubject)"])
     }
 
     @Test func concurrentSubscribeAndCancelLeaveNoSubscriptionBehind() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             for index in 0..<500 {
                 if thread == 0 {
