@@ -137,9 +137,10 @@ enum ObjectWillChangeRegistry {
     }
 
     /// Per object identity, the object (weakly, to tell it from a later object at the same address)
-    /// and its publisher. Entries whose object is gone are swept out each time the table has
-    /// doubled since the last sweep, so each access costs O(1) amortised, and a publisher outlives
-    /// its object by no more than that.
+    /// and its publisher. An entry whose object is gone is dropped when a new object takes its
+    /// address, or by a sweep, each time the table has doubled since the last one (at 64 entries
+    /// at least): each access costs O(1) amortised, and the publishers of objects gone never
+    /// outnumber the larger of 64 and twice the objects still there.
     struct UnpublishedTable {
         struct Entry {
             weak var object: AnyObject?

@@ -175,8 +175,9 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
             return (conduits, self.upstreams, keepAlive)
         }
         guard let released else { return }
+        let boxed = Boxed(completion)
         for case let conduit? in released.0 {
-            conduit.finish(completion)
+            conduit.finish(boxed)
         }
         // The upstreams and the subject are released here, outside the lock (the subject's deinit
         // takes it).
