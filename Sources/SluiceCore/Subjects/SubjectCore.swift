@@ -127,9 +127,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
             return conduits
         }
         guard let snapshot else { return }
-        for case let conduit? in snapshot {
-            conduit.offer(value)
-        }
+        Self.offer(value, to: snapshot)
     }
 
     /// Sends `value` to every subscriber that has demand. When `storingFirst`, the current value is
@@ -143,8 +141,26 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
             return conduits
         }
         guard let snapshot else { return }
-        for case let conduit? in snapshot {
-            conduit.offer(value)
+        Self.offer(value, to: snapshot)
+    }
+
+    /// Offers `value` to the subscriptions of `snapshot`, skipping its empty slots.
+    ///
+    /// The snapshot keeps each subscription alive while the loop runs, so the loop reaches them
+    /// without retaining each one: it reads each slot's bits (an empty slot is a null reference)
+    /// and calls through an unretained reference. A plain `for case let conduit?` loop retains
+    /// and releases every subscription it visits: about 40 instructions per subscriber per send.
+    @inlinable
+    static func offer(_ value: Output, to snapshot: ContiguousArray<SubjectConduit<Output, Failure>?>) {
+        snapshot.withUnsafeBufferPointer { slots in
+            let bytes = UnsafeRawBufferPointer(slots)
+            for index in 0..<slots.count {
+                let bits = bytes.load(fromByteOffset: index &* MemoryLayout<UInt>.stride, as: UInt.self)
+                guard let pointer = UnsafeRawPointer(bitPattern: bits) else { continue }
+                Unmanaged<SubjectConduit<Output, Failure>>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+                    $0.offer(value)
+                }
+            }
         }
     }
 
