@@ -22,14 +22,6 @@ NOISE = 1.5
 # A scaling workload's instructions per element at its large N may be at most this many times its
 # instructions per element at its small N.
 GROWTH = 1.5
-# Scaling workloads whose growth is a known open problem (issue 19, item 1: a subject finds a
-# subscription by a linear search of its array, so subscribing or cancelling one costs O(N)):
-# reported as "GROWS (known)" without failing the check. Remove an entry once it stays within GROWTH.
-KNOWN_GROWTH = {
-    "scaling/churn/sluice",
-    "scaling/cancelNewestFirst/sluice",
-    "scaling/cancelOldestFirst/sluice",
-}
 
 
 def per_element(counts_path):
@@ -90,12 +82,8 @@ def main():
     for key in sorted(growth):
         small, large = min(growth[key]), max(growth[key])
         factor = growth[key][large] / growth[key][small]
-        key_known = key in KNOWN_GROWTH
-        if factor > GROWTH:
-            verdict = "GROWS (known, issue 19)" if key_known else "GROWS"
-        else:
-            verdict = "ok (no longer grows: remove it from KNOWN_GROWTH)" if key_known else "ok"
-        grown += verdict == "GROWS"
+        verdict = "GROWS" if factor > GROWTH else "ok"
+        grown += verdict != "ok"
         print(f"  {key:40} {growth[key][small]:10.1f} at {small:,} → {growth[key][large]:10.1f} at {large:,}"
               f"  {factor:5.2f}×  {verdict}")
     if failures:
