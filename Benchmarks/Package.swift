@@ -51,10 +51,10 @@ let package = Package(
         // The same work as a hand-written loop, a plain `for await` loop, and AsyncSequence operators.
         .target(name: "BaselineWorkloads", dependencies: ["WorkloadSupport"]),
         // The list of workloads, their sizes, and each one's implementations.
-        .target(name: "Workloads", dependencies: ["SluiceWorkloads", "OpenCombineWorkloads", "BaselineWorkloads"]),
+        .target(name: "Workloads", dependencies: ["SluiceWorkloads", "OpenCombineWorkloads", "BaselineWorkloads", "WorkloadSupport"]),
         // Runs one implementation of one workload at a given size (for callgrind), or checks that
         // all implementations compute the same checksum.
-        .executableTarget(name: "workload-runner", dependencies: ["Workloads"]),
+        .executableTarget(name: "workload-runner", dependencies: ["Workloads", "WorkloadSupport"]),
         // package-benchmark's suite: every workload × implementation.
         .executableTarget(
             name: "SluiceBenchmarks",

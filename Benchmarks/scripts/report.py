@@ -10,6 +10,11 @@
   report.py instructions LIST COUNTS
       COUNTS has lines "workload implementation n1 ir1 n2 ir2" (callgrind's instruction totals at two sizes).
 
+  report.py scaling LIST RESULTS
+      LIST is `workload-runner --scaling-list` output (workload, implementation, title).
+      RESULTS has lines "workload implementation n instructions ns-per-element" ("-": not measured,
+      "timeout": callgrind ran out of time); instructions are the measured phase's, divided by n here.
+
 Times and counts are per element: the median sample divided by the workload's element count, or
 (ir2 - ir1) / (n2 - n1) for instructions, so set-up and process start cancel out.
 """
@@ -163,7 +168,58 @@ def instructions_table(list_path, counts_path):
         "under valgrind, so their counts show work, not contention."))
 
 
+def scaling_table(list_path, results_path):
+    titles, implementations = {}, {}
+    with open(list_path) as file:
+        for line in file:
+            name, implementation, title = line.rstrip("\n").split("\t")
+            titles.setdefault(name, title)
+            implementations.setdefault(name, []).append(implementation)
+    results, sizes = {}, []
+    with open(results_path) as file:
+        for line in file:
+            name, implementation, n, ir, ns = line.split()
+            n = int(n)
+            if n not in sizes:
+                sizes.append(n)
+            instructions = None if ir in ("-", "timeout") else int(ir) / n
+            results[(name, implementation, n)] = (instructions, None if ns == "-" else float(ns), ir == "timeout")
+    if len(sizes) != 2:
+        sys.exit("report.py: scaling results need exactly two sizes")
+    small, large = sorted(sizes)
+
+    def cells(name, implementation, index):
+        values = [results.get((name, implementation, n)) for n in (small, large)]
+        if any(value is None for value in values):
+            return ["n/a", "n/a", "n/a"]
+        out = []
+        for value in values:
+            out.append("timeout" if index == 0 and value[2] else number(value[index]))
+        a, b = values[0][index], values[1][index]
+        out.append(ratio(b, a) if a is not None and b is not None else "n/a")
+        return out
+
+    for index, unit in ((0, "instructions"), (1, "ns")):
+        if not any(value[index] is not None or (index == 0 and value[2]) for value in results.values()):
+            continue
+        rows = []
+        for name in titles:
+            if not any(key[0] == name for key in results):
+                continue
+            rows.append([titles[name]] + cells(name, "sluice", index) + cells(name, "opencombine", index))
+        header = [f"workload ({unit} per element)", f"Sluice {small:,}", f"Sluice {large:,}", "growth",
+                  f"OpenCombine {small:,}", f"OpenCombine {large:,}", "growth"]
+        print_table(header, rows)
+        print()
+    print("Instructions: callgrind, the measured phase only, divided by N. ns: the measured phase's wall "
+          "time, best of 3 runs in one process, divided by N. growth: the large size's cost per element "
+          "÷ the small size's.")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "scaling":
+        scaling_table(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     if len(sys.argv) == 4 and sys.argv[1] == "time":
         time_table(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "instructions":

@@ -1,6 +1,7 @@
 import BaselineWorkloads
 import OpenCombineWorkloads
 import SluiceWorkloads
+import WorkloadSupport
 
 /// Who implements a workload.
 public enum Implementation: String, CaseIterable, Sendable {
@@ -130,5 +131,86 @@ public func selfCheck(n: Int = 1_000) async -> [String] {
             }
         }
     }
+    for workload in scalingWorkloads {
+        guard let sluice = workload.body(.sluice) else {
+            problems.append("scaling workload \(workload.name) has no sluice version")
+            continue
+        }
+        let expected = sluice(n, ScalingPhase(isActive: false))
+        if let openCombine = workload.body(.openCombine) {
+            let checksum = openCombine(n, ScalingPhase(isActive: false))
+            if checksum != expected {
+                problems.append("\(workload.name) (scaling): opencombine → \(checksum), sluice → \(expected)")
+            }
+        }
+    }
     return problems
+}
+
+// MARK: Scaling
+
+/// A scaling workload: set-up for size N (unmeasured), then N elements of measured work, whose
+/// cost per element should not grow with N.
+public struct ScalingWorkload: Sendable {
+    /// The name used on the command line.
+    public let name: String
+    /// What it does, for the table.
+    public let title: String
+
+    /// The implementation for `implementation` (Sluice or OpenCombine), if it has one.
+    public func body(_ implementation: Implementation) -> (@Sendable (Int, ScalingPhase) -> Int)? {
+        switch implementation {
+        case .sluice: SluiceWorkloads.scalingImplementations[name]
+        case .openCombine: OpenCombineWorkloads.scalingImplementations[name]
+        case .loop, .forAwait, .asyncOperators: nil
+        }
+    }
+}
+
+/// Every scaling workload, in table order.
+public let scalingWorkloads: [ScalingWorkload] = [
+    ScalingWorkload(name: "churn", title: "a subject with N sinks: subscribe one more and cancel it, N times"),
+    ScalingWorkload(name: "cancelNewestFirst", title: "cancel N sinks of a subject, newest first"),
+    ScalingWorkload(name: "cancelOldestFirst", title: "cancel N sinks of a subject, oldest first"),
+    ScalingWorkload(name: "cancelRandom", title: "cancel N sinks of a subject, in random order"),
+    ScalingWorkload(name: "cancelOnFirstValue", title: "N sinks that each cancel on their first value; send 1"),
+    ScalingWorkload(name: "currentValueComplete", title: "CurrentValueSubject completing N sinks"),
+    ScalingWorkload(name: "subscribe", title: "subscribe N sinks to a subject"),
+    ScalingWorkload(name: "send", title: "send 1 value to N sinks"),
+    ScalingWorkload(name: "share", title: "subscribe N sinks to a subject's share()"),
+    ScalingWorkload(name: "flatMapFinish", title: "flatMap over N live inner subjects, each finishes (in order)"),
+    ScalingWorkload(name: "flatMapFinishRandom", title: "flatMap over N live inner subjects, each finishes (random order)"),
+    ScalingWorkload(name: "flatMapCancel", title: "flatMap over N live inner subjects, cancelled"),
+    ScalingWorkload(name: "mergeManyFinish", title: "MergeMany of N subjects, each finishes (random order)"),
+    ScalingWorkload(name: "mergeManyCancel", title: "MergeMany of N subjects, cancelled"),
+]
+
+/// The scaling workload called `name`.
+public func scalingWorkload(named name: String) -> ScalingWorkload? {
+    scalingWorkloads.first { $0.name == name }
+}
+
+/// Runs one scaling workload: a warm-up at a small size (unmeasured), then `repeats` measured runs
+/// at size `n`. Returns the best run's nanoseconds and the checksum.
+public func runScaling(_ body: (Int, ScalingPhase) -> Int, n: Int, repeats: Int) -> (nanoseconds: Int64, checksum: Int) {
+    _ = body(min(n, 64), ScalingPhase(isActive: false))
+    var best = Int64.max
+    var checksum = 0
+    for _ in 0..<max(repeats, 1) {
+        let phase = ScalingPhase(isActive: true)
+        checksum = body(n, phase)
+        best = min(best, phase.nanoseconds)
+    }
+    return (best, checksum)
+}
+
+// MARK: Memory
+
+/// The function that builds `n` idle subscriptions of `shape` for `implementation`.
+public func memoryShape(_ shape: String, _ implementation: Implementation) -> (@Sendable (Int, MemoryProbe) -> Int)? {
+    switch implementation {
+    case .sluice: SluiceWorkloads.memoryShapes[shape]
+    case .openCombine: OpenCombineWorkloads.memoryShapes[shape]
+    case .loop, .forAwait, .asyncOperators: nil
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import WorkloadSupport
 import Workloads
 
 #if canImport(Glibc)
@@ -10,6 +11,11 @@ import Darwin
 // workload-runner WORKLOAD IMPLEMENTATION N   runs one implementation once at size N, prints the checksum
 // workload-runner --list                      prints "workload⇥implementation⇥elements⇥title" per line
 // workload-runner --check [N]                 checks that every implementation agrees (default N 1000)
+// workload-runner --scaling-list               prints "workload⇥implementation⇥title" per scaling workload
+// workload-runner --scaling W IMPL N [R]       runs scaling workload W at size N, R times (default 3),
+//                                              prints "best-ns-per-element⇥checksum"
+// workload-runner --memory SHAPE IMPL N        builds N idle subscriptions of SHAPE, prints the
+//                                              resident bytes they added per subscription
 //
 // No top-level `await`: that would make main run under `dispatch_main()`, which valgrind 3.19
 // does not survive. Synchronous bodies run on the main thread; async ones in a task we wait for.
@@ -67,6 +73,30 @@ case let name? where arguments.count == 3:
     case nil:
         fail("\(name) has no \(implementation.rawValue) version")
     }
+case "--scaling-list":
+    for workload in scalingWorkloads {
+        for implementation in [Implementation.sluice, .openCombine] where workload.body(implementation) != nil {
+            print(workload.name, implementation.rawValue, workload.title, separator: "\t")
+        }
+    }
+case "--scaling" where arguments.count == 4 || arguments.count == 5:
+    guard let workload = scalingWorkload(named: arguments[1]) else { fail("no scaling workload \(arguments[1])") }
+    guard let implementation = Implementation(rawValue: arguments[2]), let body = workload.body(implementation) else {
+        fail("\(arguments[1]) has no \(arguments[2]) version")
+    }
+    guard let n = Int(arguments[3]), n > 0 else { fail("N must be a positive integer") }
+    let repeats = arguments.count == 5 ? Int(arguments[4]) ?? 3 : 3
+    let (nanoseconds, checksum) = runScaling(body, n: n, repeats: repeats)
+    print(Double(nanoseconds) / Double(n), checksum, separator: "\t")
+case "--memory" where arguments.count == 4:
+    guard let implementation = Implementation(rawValue: arguments[2]),
+          let build = memoryShape(arguments[1], implementation) else {
+        fail("no memory shape \(arguments[1]) for \(arguments[2])")
+    }
+    guard let n = Int(arguments[3]), n > 0 else { fail("N must be a positive integer") }
+    let probe = MemoryProbe()
+    let checksum = build(n, probe)
+    print(Double(probe.bytes) / Double(n), checksum, separator: "\t")
 default:
-    fail("usage: workload-runner WORKLOAD IMPLEMENTATION N | --list | --check [N]")
+    fail("usage: workload-runner WORKLOAD IMPLEMENTATION N | --list | --check [N] | --scaling-list | --scaling W IMPL N [R] | --memory SHAPE IMPL N")
 }

@@ -41,15 +41,15 @@ public protocol ObservableObject: AnyObject {
 extension ObservableObject where ObjectWillChangePublisher == ObservableObjectPublisher {
     /// A publisher that emits before any of the object's `@Published` properties changes.
     ///
-    /// Every access returns the same publisher for a given object, and each change of any of its
-    /// `@Published` properties — including those declared in superclasses — fires it once, before
-    /// the property's own publisher and before the new value is stored. An object without
-    /// `@Published` properties has nothing that could fire it: as in Combine, each access then
-    /// returns a new publisher, so declare your own `let objectWillChange = ObservableObjectPublisher()`
-    /// and call ``ObservableObjectPublisher/send()`` yourself in that case.
+    /// Every access returns the same publisher for a given object, as Combine's does, and each
+    /// change of any of its `@Published` properties — including those declared in superclasses —
+    /// fires it once, before the property's own publisher and before the new value is stored. An
+    /// object without `@Published` properties gets the same publisher on every access too, so that
+    /// calling ``ObservableObjectPublisher/send()`` on it (in a property's `willSet`, say) reaches
+    /// its subscribers.
     ///
     /// The `@Published` properties are found by reflection (`Mirror`), so a class that customizes
-    /// its mirror (`CustomReflectable`) must declare its own `objectWillChange`.
+    /// its mirror (`CustomReflectable`) must declare its own `objectWillChange` for them to fire it.
     public var objectWillChange: ObservableObjectPublisher {
         ObjectWillChangeRegistry.publisher(for: self)
     }
@@ -69,8 +69,8 @@ extension ObservableObject where ObjectWillChangePublisher == ObservableObjectPu
 /// - The walk also records, per class, where the first `@Published` property sits (superclass
 ///   depth and child index). Later accesses go straight there — one `Mirror` and one child, however
 ///   many properties the class has — and read the publisher stored in that box.
-/// - A class with no `@Published` property is recorded as such; each access then returns a new
-///   publisher, as Combine does.
+/// - A class with no `@Published` property is recorded as such; its objects' publishers are kept
+///   in ``unpublished``, a table keyed by object identity that holds each object weakly.
 enum ObjectWillChangeRegistry {
     /// Where a class's first `@Published` property is, in `Mirror` terms.
     struct Location: Sendable {
@@ -89,7 +89,7 @@ enum ObjectWillChangeRegistry {
         let type = ObjectIdentifier(Swift.type(of: object))
         switch locations.withLock({ $0[type] }) {
         case .some(.none):
-            return ObservableObjectPublisher()
+            return unpublishedPublisher(for: object)
         case .some(.some(let location)):
             if let publisher = box(at: location, in: object)?.objectWillChange {
                 return publisher
@@ -117,12 +117,60 @@ enum ObjectWillChangeRegistry {
             depth += 1
         }
         locations.withLock { $0[type] = .some(first) }
-        guard let arbiter = boxes.first else { return ObservableObjectPublisher() }
+        guard let arbiter = boxes.first else { return unpublishedPublisher(for: object) }
         let publisher = arbiter.install(ObservableObjectPublisher())
         for box in boxes.dropFirst() {
             _ = box.install(publisher)
         }
         return publisher
+    }
+
+    /// The publishers of objects that have no `@Published` property to keep one in.
+    static let unpublished = Protected(UnpublishedTable())
+
+    /// The publisher of `object`, which has no `@Published` property: the one it got before, or a
+    /// new one kept from now on.
+    static func unpublishedPublisher(for object: AnyObject) -> ObservableObjectPublisher {
+        let (publisher, swept) = unpublished.withLock { $0.publisher(for: object) }
+        _ = swept  // the publishers of objects gone, released outside the lock
+        return publisher
+    }
+
+    /// Per object identity, the object (weakly, to tell it from a later object at the same address)
+    /// and its publisher. An entry whose object is gone is dropped when a new object takes its
+    /// address, or by a sweep, each time the table has doubled since the last one (at 64 entries
+    /// at least): each access costs O(1) amortised, and the publishers of objects gone never
+    /// outnumber the larger of 64 and twice the objects still there.
+    struct UnpublishedTable {
+        struct Entry {
+            weak var object: AnyObject?
+            let publisher: ObservableObjectPublisher
+        }
+
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// The size at which the next sweep happens.
+        var sweepAt = 64
+
+        /// The publisher of `object`, and the entries swept out meanwhile (for the caller to
+        /// release once the lock is no longer held: releasing a publisher can run its
+        /// subscribers' deinitialisers).
+        mutating func publisher(for object: AnyObject) -> (ObservableObjectPublisher, [ObjectIdentifier: Entry]) {
+            let key = ObjectIdentifier(object)
+            if let entry = entries[key], entry.object === object {
+                return (entry.publisher, [:])
+            }
+            var swept: [ObjectIdentifier: Entry] = [:]
+            if entries.count >= sweepAt {
+                swept = entries
+                entries = entries.filter { $0.value.object != nil }
+                sweepAt = Swift.max(64, entries.count * 2)
+            } else if let stale = entries.removeValue(forKey: key) {
+                swept[key] = stale  // an object gone, whose address `object` now has
+            }
+            let publisher = ObservableObjectPublisher()
+            entries[key] = Entry(object: object, publisher: publisher)
+            return (publisher, swept)
+        }
     }
 
     /// The storage of the `@Published` property at `location` in `object`, if it is still one.

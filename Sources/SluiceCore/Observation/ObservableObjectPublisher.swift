@@ -12,7 +12,7 @@ public final class ObservableObjectPublisher: Publisher, @unchecked Sendable {
     public typealias Failure = Never
 
     @usableFromInline
-    let core = SubjectCore<Void, Never>(name: "ObservableObjectPublisher", currentValue: nil, ignoresDemand: true)
+    let core = SubjectCore<Void, Never>(kind: .observableObject, currentValue: nil)
 
     /// Creates an observable object publisher instance.
     @inlinable

@@ -241,7 +241,7 @@ final class PublishedBox<Value>: PublishedBoxBase, @unchecked Sendable {
 
     @inlinable
     init(_ value: Value) {
-        core = SubjectCore(name: "PublishedSubject", currentValue: value)
+        core = SubjectCore(kind: .published, currentValue: value)
     }
 
     /// The current value.

@@ -6,6 +6,8 @@
 /// or setting ``value`` updates the value and publishes it.
 ///
 /// Thread-safe, re-entrant, and a subscriber arriving after completion gets the completion at once.
+/// As Apple's, a subscription keeps its subject alive until it is cancelled or the subject
+/// completes.
 public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
     @usableFromInline
     let core: SubjectCore<Output, Failure>
@@ -22,7 +24,8 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
     /// Creates a current value subject with the given initial value.
     @inlinable
     public init(_ value: Output) {
-        core = SubjectCore(name: "CurrentValueSubject", currentValue: value)
+        core = SubjectCore(kind: .currentValue, currentValue: value)
+        core.owner = self
     }
 
     /// Cancels the upstream subscriptions handed to ``send(subscription:)``.

@@ -7,13 +7,19 @@
 /// `send` is thread-safe and may be called from inside a subscriber's `receive` (the re-entrant
 /// value is delivered, in order, as soon as the current `receive` returns). A subscriber that
 /// arrives after the subject completed receives the completion immediately.
+///
+/// As Apple's, a subscription keeps its subject alive until it is cancelled or the subject
+/// completes: a subject that only its subscribers reference still reaches them through a weak
+/// reference.
 public final class PassthroughSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
     @usableFromInline
-    let core = SubjectCore<Output, Failure>(name: "PassthroughSubject", currentValue: nil)
+    let core = SubjectCore<Output, Failure>(kind: .passthrough, currentValue: nil)
 
     /// Creates a subject.
     @inlinable
-    public init() {}
+    public init() {
+        core.owner = self
+    }
 
     /// Cancels the upstream subscriptions handed to ``send(subscription:)``.
     deinit {

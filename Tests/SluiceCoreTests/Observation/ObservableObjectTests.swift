@@ -1,5 +1,5 @@
 import Dispatch
-import SluiceCore
+@testable import SluiceCore
 import SluiceTesting
 import Testing
 
@@ -35,7 +35,9 @@ private final class Inheriting: Base, @unchecked Sendable {
 }
 
 private final class NoPublished: ObservableObject {
-    var value = 0
+    var value = 0 {
+        willSet { objectWillChange.send() }
+    }
 }
 
 /// Declares its own publisher of the default type.
@@ -178,9 +180,35 @@ struct ObservableObjectTests {
         _ = (cancellable, counts)
     }
 
-    @Test func withoutPublishedPropertiesEachAccessIsANewPublisher() {
+    @Test func withoutPublishedPropertiesEveryAccessReturnsTheSamePublisher() {
+        // As Apple's (since iOS 13.3): so `objectWillChange.send()` in a `willSet` reaches the
+        // object's subscribers.
         let object = NoPublished()
-        #expect(object.objectWillChange !== object.objectWillChange)
+        let first = object.objectWillChange
+        #expect(object.objectWillChange === first)
+        let (count, cancellable) = countSignals(of: object.objectWillChange)
+        object.value = 1
+        object.value = 2
+        #expect(count.value == 2)
+        #expect(NoPublished().objectWillChange !== first)
+        _ = cancellable
+    }
+
+    @Test func publishersOfObjectsWithoutPublishedPropertiesGoWithTheirObjects() {
+        // The table holds each object weakly; once it has grown to its sweep size (64 entries
+        // here), the entries of objects gone are swept out, and their publishers released.
+        let survivor = NoPublished()
+        let survivorPublisher = survivor.objectWillChange
+        weak var weakPublisher: ObservableObjectPublisher?
+        do {
+            let object = NoPublished()
+            weakPublisher = object.objectWillChange
+        }
+        let alive = (0..<300).map { _ in NoPublished() }
+        for object in alive { _ = object.objectWillChange }
+        #expect(weakPublisher == nil)
+        #expect(survivor.objectWillChange === survivorPublisher)
+        #expect(alive.allSatisfy { $0.objectWillChange === $0.objectWillChange })
     }
 
     @Test func aDeclaredPublisherIsUsed() {

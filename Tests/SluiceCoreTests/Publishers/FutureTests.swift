@@ -170,6 +170,28 @@ struct FutureTests {
         #expect(kept.values == [4])
     }
 
+    @Test func manyWaitingSubscribersCancelledInRandomOrderLeaveTheRestInSubscriptionOrder() {
+        let (future, promise) = pendingFuture(Int.self, Never.self)
+        var delivered: [Int] = []
+        var cancellables = (0..<5_000).map { index in future.sink { _ in delivered.append(index) } }
+        var generator = SeededGenerator(seed: 5)
+        // Four in five cancelled, in random order (the waiting list is compacted several times),
+        // some twice; then more subscribe, and some of those cancel too.
+        let cancelled = Set(Array(0..<5_000).shuffled(using: &generator).prefix(4_000))
+        for index in Array(cancelled).shuffled(using: &generator) {
+            cancellables[index].cancel()
+            if index.isMultiple(of: 7) { cancellables[index].cancel() }
+        }
+        cancellables += (5_000..<6_000).map { index in future.sink { _ in delivered.append(index) } }
+        for index in stride(from: 5_000, to: 6_000, by: 3) { cancellables[index].cancel() }
+        promise(.success(1))
+        let expected = (0..<5_000).filter { !cancelled.contains($0) }
+            + (5_000..<6_000).filter { ($0 - 5_000) % 3 != 0 }
+        #expect(delivered == expected)
+        for cancellable in cancellables { cancellable.cancel() }
+        #expect(delivered == expected)
+    }
+
     // MARK: Re-entrancy
 
     @Test func promiseFulfilledFromInsideReceiveSubscription() {

@@ -100,6 +100,49 @@ struct CurrentValueSubjectTests {
         #expect(subscriber.values == [0, 1, 2, 3])
     }
 
+    @Test func demandReturnedFromReceiveLetsOnlyLaterSendsThrough() {
+        // As Apple's: with `.max(10)` initial demand, 100 sends made while the subscriber is inside
+        // its tenth `receive` (which returns `.max(5)`) find no demand; the returned demand does
+        // not deliver the value kept meanwhile (a `request` would), so exactly 10 values arrive,
+        // and a later send goes through.
+        let subject = CurrentValueSubject<Int, Never>(0)
+        let inside = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(10))
+        subscriber.onValue = { value, _ in
+            guard value == 9 else { return .none }
+            inside.signal()
+            _ = resume.wait(timeout: .now() + 60)
+            return .max(5)
+        }
+        subject.subscribe(subscriber)
+        for value in 1...8 { subject.send(value) }
+        let delivering = DispatchGroup()
+        DispatchQueue.global().async(group: delivering) { subject.send(9) }
+        #expect(inside.wait(timeout: .now() + 60) == .success)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<25 { subject.send(100 + thread * 25 + index) }
+        }
+        resume.signal()
+        #expect(delivering.wait(timeout: .now() + 60) == .success)
+        #expect(subscriber.values == Array(0...9))
+        subject.send(200)
+        #expect(subscriber.values == Array(0...9) + [200])
+    }
+
+    @Test func aRequestDeliversTheValueKeptForWantOfDemand() {
+        let subject = CurrentValueSubject<Int, Never>(0)
+        let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
+        subject.subscribe(subscriber)
+        subject.send(1)
+        subject.send(2)
+        #expect(subscriber.values == [0])
+        subscriber.request(.max(2))
+        #expect(subscriber.values == [0, 2])
+        subject.send(3)
+        #expect(subscriber.values == [0, 2, 3])
+    }
+
     @Test func eachSubscriberStartsFromTheValueCurrentWhenItSubscribed() {
         let subject = CurrentValueSubject<Int, Never>(0)
         let first = TestSubscriber<Int, Never>()
@@ -233,6 +276,35 @@ struct CurrentValueSubjectTests {
         }
         subject.subscribe(subscriber)
         #expect(subscriber.eventDescriptions == ["subscription(CurrentValueSubject)", "value(0)", "value(1)", "finished"])
+    }
+
+    // MARK: Keeping the subject alive
+
+    @Test func aSubscriptionKeepsItsSubjectAliveUntilCancelledOrCompleted() {
+        // As Apple's: a producer holding the subject weakly still reaches its subscribers.
+        weak var weakSubject: CurrentValueSubject<Int, Never>?
+        let cancelled = TestSubscriber<Int, Never>()
+        do {
+            let subject = CurrentValueSubject<Int, Never>(0)
+            weakSubject = subject
+            subject.subscribe(cancelled)
+        }
+        weakSubject?.send(1)
+        #expect(cancelled.values == [0, 1])
+        cancelled.subscription?.cancel()
+        #expect(weakSubject == nil)
+
+        let completed = TestSubscriber<Int, Never>()
+        do {
+            let subject = CurrentValueSubject<Int, Never>(0)
+            weakSubject = subject
+            subject.subscribe(completed)
+        }
+        #expect(weakSubject != nil)
+        weakSubject?.value = 2
+        weakSubject?.send(completion: .finished)
+        #expect(completed.eventDescriptions == ["subscription(CurrentValueSubject)", "value(0)", "value(2)", "finished"])
+        #expect(weakSubject == nil)
     }
 
     // MARK: Upstream subscriptions

@@ -1,5 +1,6 @@
 import Dispatch
-import SluiceCore
+@testable import SluiceCore
+import Synchronization
 import SluiceTesting
 import Testing
 
@@ -306,6 +307,187 @@ struct PassthroughSubjectTests {
         _ = cancellable
     }
 
+    @Test func reentrantCancelAndSubscribeOfOtherSubscribersFromInsideADelivery() {
+        // As Apple's: deliveries in subscription order; a subscriber cancelled during a send gets
+        // nothing more, even that send's value; one added during a send gets the next send's.
+        let subject = PassthroughSubject<Int, Never>()
+        let log = Shared<[String]>([])
+        var cancellables: [String: AnyCancellable] = [:]
+        func attach(_ name: String, _ extra: @escaping (Int) -> Void = { _ in }) {
+            cancellables[name] = subject.sink { value in
+                log.mutate { $0.append("\(name)\(value)") }
+                extra(value)
+            }
+        }
+        attach("a") { value in
+            guard value == 1 else { return }
+            cancellables["c"]?.cancel()  // not yet delivered this send: gets nothing
+            attach("e")
+        }
+        attach("b")
+        attach("c")
+        attach("d") { value in
+            guard value == 1 else { return }
+            cancellables["b"]?.cancel()  // already delivered this send: nothing more from now on
+        }
+        subject.send(1)
+        subject.send(2)
+        #expect(log.value == ["a1", "b1", "d1", "a2", "d2", "e2"])
+    }
+
+    @Test func aSubscriberCancellingItselfDuringADeliveryGetsNothingMore() {
+        let subject = PassthroughSubject<Int, Never>()
+        let log = Shared<[String]>([])
+        var cancellables: [AnyCancellable] = []
+        for name in ["a", "b", "c"] {
+            cancellables.append(subject.sink { value in
+                log.mutate { $0.append("\(name)\(value)") }
+                if name == "b" { cancellables[1].cancel() }
+            })
+        }
+        subject.send(1)
+        subject.send(2)
+        #expect(log.value == ["a1", "b1", "c1", "a2", "c2"])
+    }
+
+    @Test func aSubscriberAddedDuringASendDoesNotGetThatValue() {
+        let subject = PassthroughSubject<Int, Never>()
+        let late = TestSubscriber<Int, Never>()
+        var subscribed = false
+        let first = subject.sink { _ in
+            guard !subscribed else { return }
+            subscribed = true
+            subject.subscribe(late)
+        }
+        let second = TestSubscriber<Int, Never>()
+        subject.subscribe(second)
+        subject.send(1)
+        #expect(late.values == [])
+        #expect(second.values == [1])
+        subject.send(2)
+        #expect(late.values == [2])
+        #expect(second.values == [1, 2])
+        _ = first
+    }
+
+    @Test func tenThousandSubscribersCancelledInRandomOrderFromFourThreadsWhileSending() {
+        // Every subscriber gets an unbroken prefix 0, 1, 2… of the values sent: all the sends that
+        // had returned before its cancel began, none that began after its cancel returned. And
+        // each value reaches its subscribers in subscription order (every delivery is stamped from
+        // one counter).
+        let count = 10_000
+        let subject = PassthroughSubject<Int, Never>()
+        let counters = StressCounters()
+        let subscribers = (0..<count).map { _ in StampingSubscriber(counters: counters) }
+        for subscriber in subscribers { subject.subscribe(subscriber) }
+        var generator = SeededGenerator(seed: 19)
+        let order = Array(0..<count).shuffled(using: &generator)
+        DispatchQueue.concurrentPerform(iterations: 5) { thread in
+            if thread == 0 {
+                // Sends at least 50 values, and on while the cancellers are still at work.
+                var value = 0
+                while value < 50 || (counters.cancellersDone.load(ordering: .acquiring) < 4 && value < 1_000) {
+                    counters.sendsStarted.store(value + 1, ordering: .sequentiallyConsistent)
+                    subject.send(value)
+                    counters.sendsReturned.store(value + 1, ordering: .sequentiallyConsistent)
+                    value += 1
+                }
+            } else {
+                for index in order[((thread - 1) * count / 4)..<(thread * count / 4)] {
+                    let subscriber = subscribers[index]
+                    subscriber.sendsReturnedBeforeCancel = counters.sendsReturned.load(ordering: .sequentiallyConsistent)
+                    subscriber.subscription?.cancel()
+                    subscriber.sendsStartedAfterCancel = counters.sendsStarted.load(ordering: .sequentiallyConsistent)
+                }
+                counters.cancellersDone.add(1, ordering: .releasing)
+            }
+        }
+        #expect(subject.core.subscriptionCount == 0)
+        var wrongValues = 0
+        var outOfBounds = 0
+        for subscriber in subscribers {
+            if subscriber.values != Array(0..<subscriber.values.count) { wrongValues += 1 }
+            if !(subscriber.sendsReturnedBeforeCancel...subscriber.sendsStartedAfterCancel).contains(subscriber.values.count) {
+                outOfBounds += 1
+            }
+        }
+        #expect(wrongValues == 0)
+        #expect(outOfBounds == 0)
+        let sent = counters.sendsReturned.load(ordering: .relaxed)
+        var outOfOrder = 0
+        for value in 0..<sent {
+            var previous = -1
+            for subscriber in subscribers where subscriber.stamps.count > value {
+                if subscriber.stamps[value] <= previous { outOfOrder += 1 }
+                previous = subscriber.stamps[value]
+            }
+        }
+        #expect(outOfOrder == 0)
+        #expect(sent >= 50)
+    }
+
+    // MARK: Keeping the subject alive
+
+    @Test func aSubscriptionKeepsItsSubjectAliveUntilCancelled() {
+        // As Apple's: a producer holding the subject weakly still reaches its subscribers.
+        weak var weakSubject: PassthroughSubject<Int, Never>?
+        let subscriber = TestSubscriber<Int, Never>()
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            weakSubject = subject
+            subject.subscribe(subscriber)
+        }
+        #expect(weakSubject != nil)
+        weakSubject?.send(1)
+        #expect(subscriber.values == [1])
+        subscriber.subscription?.cancel()
+        #expect(weakSubject == nil)
+    }
+
+    @Test func aSubscriptionLetsGoOfItsSubjectAtCompletion() {
+        weak var weakSubject: PassthroughSubject<Int, Never>?
+        let subscriber = TestSubscriber<Int, Never>()
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            weakSubject = subject
+            subject.subscribe(subscriber)
+        }
+        weakSubject?.send(completion: .finished)
+        #expect(subscriber.completion == .finished)
+        #expect(weakSubject == nil)
+    }
+
+    @Test func theSubjectStaysWhileAnySubscriptionRemains() {
+        weak var weakSubject: PassthroughSubject<Int, Never>?
+        let first = TestSubscriber<Int, Never>()
+        let second = TestSubscriber<Int, Never>()
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            weakSubject = subject
+            subject.subscribe(first)
+            subject.subscribe(second)
+        }
+        first.subscription?.cancel()
+        #expect(weakSubject != nil)
+        weakSubject?.send(1)
+        #expect(second.values == [1])
+        second.subscription?.cancel()
+        #expect(weakSubject == nil)
+    }
+
+    @Test func upstreamsAreCancelledWhenTheLastSubscriptionLetsGoOfTheSubject() {
+        let upstream = ManualPublisher<Int, Never>.Subscription()
+        let subscriber = TestSubscriber<Int, Never>()
+        do {
+            let subject = PassthroughSubject<Int, Never>()
+            subject.subscribe(subscriber)
+            subject.send(subscription: upstream)
+        }
+        #expect(upstream.cancelCount == 0)
+        subscriber.subscription?.cancel()
+        #expect(upstream.cancelCount == 1)
+    }
+
     // MARK: Upstream subscriptions
 
     @Test func sendSubscriptionRequestsUnlimitedOnceASubscriberHasRequestedDemand() {
@@ -487,4 +669,41 @@ struct PassthroughSubjectTests {
         #expect(mirror.children.map(\.label) == ["parent", "downstream", "demand", "subject"])
         #expect(mirror.children.first { $0.label == "demand" }?.value as? Subscribers.Demand == .max(2))
     }
+}
+
+/// The counters of the many-subscribers stress test, shared by its threads.
+private final class StressCounters: Sendable {
+    /// Stamps each delivery.
+    let clock = Atomic<Int>(0)
+    let sendsStarted = Atomic<Int>(0)
+    let sendsReturned = Atomic<Int>(0)
+    let cancellersDone = Atomic<Int>(0)
+}
+
+/// Records the values it gets and, for each, a stamp from a counter shared by all its kind, so that
+/// the order of deliveries across subscribers can be checked afterwards.
+private final class StampingSubscriber: Subscriber, @unchecked Sendable {
+    let counters: StressCounters
+    // Written by the one delivering thread (values, stamps) or the one cancelling thread (the
+    // bounds), read after both have been joined.
+    var values: [Int] = []
+    var stamps: [Int] = []
+    var subscription: (any Subscription)?
+    var sendsReturnedBeforeCancel = 0
+    var sendsStartedAfterCancel = 0
+
+    init(counters: StressCounters) { self.counters = counters }
+
+    func receive(subscription: any Subscription) {
+        self.subscription = subscription
+        subscription.request(.unlimited)
+    }
+
+    func receive(_ input: Int) -> Subscribers.Demand {
+        values.append(input)
+        stamps.append(counters.clock.add(1, ordering: .relaxed).newValue)
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<Never>) {}
 }

@@ -7,7 +7,7 @@ struct SubjectSubscriptionTests {
     @Test func aValueSentInsideReceiveSubscriptionIsDeliveredAtOnce() {
         // As Apple's: a value sent while the subscriber is still inside receive(subscription:)
         // (having requested demand there) is delivered at once, before it returns.
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
             receiveSubscription: { subscription in
@@ -25,7 +25,7 @@ struct SubjectSubscriptionTests {
     }
 
     @Test func theCurrentValueIsDeliveredWhenRequestedInsideReceiveSubscription() {
-        let core = SubjectCore<Int, Never>(name: "C", currentValue: 7)
+        let core = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 7)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
             receiveSubscription: { subscription in
@@ -41,7 +41,7 @@ struct SubjectSubscriptionTests {
     }
 
     @Test func completionDuringReceiveSubscriptionIsDeliveredAtOnce() {
-        let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+        let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         var log: [String] = []
         let subscriber = AnySubscriber<Int, Never>(
             receiveSubscription: { subscription in
@@ -91,7 +91,7 @@ struct SubjectSubscriptionTests {
     }
 
     @Test func keptValueIsDeliveredBeforeALaterCompletion() {
-        let core = SubjectCore<Int, Never>(name: "C", currentValue: 0)
+        let core = SubjectCore<Int, Never>(kind: .currentValue, currentValue: 0)
         let subscriber = TestSubscriber<Int, Never>(initialDemand: .max(1))
         subscriber.onValue = { value, subscriber in
             if value == 0 {
@@ -102,7 +102,7 @@ struct SubjectSubscriptionTests {
             return .none
         }
         core.receive(subscriber: subscriber)
-        #expect(subscriber.eventDescriptions == ["subscription(C)", "value(0)", "value(1)", "finished"])
+        #expect(subscriber.eventDescriptions == ["subscription(CurrentValueSubject)", "value(0)", "value(1)", "finished"])
     }
 
     @Test func requestAfterCompletionIsIgnored() {
@@ -120,7 +120,7 @@ struct SubjectSubscriptionTests {
         weak var weakCore: SubjectCore<Int, Never>?
         var subscription: (any Subscription)?
         do {
-            let core = SubjectCore<Int, Never>(name: "P", currentValue: nil)
+            let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
             weakCore = core
             let subscriber = TestSubscriber<Int, Never>()
             core.receive(subscriber: subscriber)

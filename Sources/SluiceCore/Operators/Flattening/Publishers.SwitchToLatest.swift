@@ -64,11 +64,16 @@ extension Publishers.SwitchToLatest {
         /// the code specialised where `init` ran (as ``SubjectSubscription/requestEntry`` does): under
         /// one-at-a-time demand, every value would otherwise look up generic metadata.
         @usableFromInline let requestEntry: (Outer, Subscribers.Demand) -> Void
+        /// Leads an inner's completion into the code specialised where `init` ran (as `flatMap`'s
+        /// `completeInnerEntry` does): a subject completes its subscribers from code generic over
+        /// them, which reaches ``completeInner(_:_:)`` unspecialised.
+        @usableFromInline let completeInnerEntry: (Outer, Int, Subscribers.Completion<P.Failure>) -> Void
 
         @inlinable
         init(downstream: Downstream) {
             self.downstream = Boxed(downstream)
             requestEntry = { $0.requestSpecialised($1) }
+            completeInnerEntry = { $0.completeInnerSpecialised($1, $2) }
         }
 
         // MARK: Upstream side
@@ -122,6 +127,12 @@ extension Publishers.SwitchToLatest {
 
         @inlinable
         func completeInner(_ id: Int, _ completion: Subscribers.Completion<P.Failure>) {
+            completeInnerEntry(self, id, completion)
+        }
+
+        /// `completeInner(_:_:)`, specialised (see ``completeInnerEntry``).
+        @inlinable
+        func completeInnerSpecialised(_ id: Int, _ completion: Subscribers.Completion<P.Failure>) {
             perform(lock.withLock { effects(state.innerCompleted(id, completion)) })
         }
 

@@ -205,3 +205,48 @@ struct MergeManyTests {
                 == Publishers.Merge<Just<Int>, AnyPublisher<Int, Never>>.self)
     }
 }
+
+// MARK: Many upstreams
+
+extension MergeManyTests {
+    @Test func manyUpstreamsFinishingInRandomOrderFinishAfterTheLast() {
+        let upstreams = (0..<2_000).map { _ in PassthroughSubject<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        Publishers.MergeMany(upstreams).subscribe(subscriber)
+        var generator = SeededGenerator(seed: 7)
+        let order = Array(0..<2_000).shuffled(using: &generator)
+        for index in order {
+            #expect(subscriber.completion == nil)
+            upstreams[index].send(index)
+            upstreams[index].send(completion: .finished)
+        }
+        #expect(subscriber.values == order)
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func cancellingManyUpstreamsCancelsEachLiveOneOnce() {
+        let upstreams = (0..<2_000).map { _ in Manual() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        Publishers.MergeMany(upstreams).subscribe(subscriber)
+        for index in stride(from: 0, to: 2_000, by: 2) { upstreams[index].send(completion: .finished) }
+        subscriber.cancel()
+        for (index, upstream) in upstreams.enumerated() {
+            #expect(upstream.subscription.cancelCount == (index % 2 == 0 ? 0 : 1), "upstream \(index)")
+        }
+        upstreams[1].send(1)
+        #expect(subscriber.values.isEmpty)
+    }
+
+    @Test func oneFailureAmongManyUpstreamsCancelsEveryOtherLiveOneOnce() {
+        let upstreams = (0..<2_000).map { _ in Manual() }
+        let subscriber = TestSubscriber<Int, TestError>()
+        Publishers.MergeMany(upstreams).subscribe(subscriber)
+        for index in stride(from: 0, to: 2_000, by: 4) { upstreams[index].send(completion: .finished) }
+        upstreams[1_001].send(completion: .failure(TestError()))
+        for (index, upstream) in upstreams.enumerated() {
+            let expected = index % 4 == 0 || index == 1_001 ? 0 : 1
+            #expect(upstream.subscription.cancelCount == expected, "upstream \(index)")
+        }
+        #expect(subscriber.completion == .failure(TestError()))
+    }
+}

@@ -624,3 +624,77 @@ private final class CancelHook: Subscription, @unchecked Sendable {
     func request(_ demand: Subscribers.Demand) {}
     func cancel() { onCancel() }
 }
+
+// MARK: Many inners
+
+extension FlatMapTests {
+    @Test func manyInnersFinishingInRandomOrderFinishOnlyAfterTheLast() {
+        let count = 2_000
+        let upstream = PassthroughSubject<Int, Never>()
+        let inners = (0..<count).map { _ in PassthroughSubject<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.flatMap { inners[$0] }.subscribe(subscriber)
+        for index in 0..<count { upstream.send(index) }
+        upstream.send(completion: .finished)
+        var generator = SeededGenerator(seed: 19)
+        let order = Array(0..<count).shuffled(using: &generator)
+        for index in order {
+            #expect(subscriber.completion == nil)
+            inners[index].send(index)
+            inners[index].send(completion: .finished)
+            inners[index].send(-1)  // after its finish: nothing
+        }
+        #expect(subscriber.values == order)
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func slotsOfFinishedInnersAreReusedByLaterInnersWithoutMixingThemUp() {
+        let upstream = PassthroughSubject<Int, Never>()
+        let inners = (0..<3_000).map { _ in PassthroughSubject<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.flatMap { inners[$0] }.subscribe(subscriber)
+        // 1,000 live, every other one finishes, 2,000 more arrive (into the freed slots first).
+        for index in 0..<1_000 { upstream.send(index) }
+        for index in stride(from: 0, to: 1_000, by: 2) { inners[index].send(completion: .finished) }
+        for index in 1_000..<3_000 { upstream.send(index) }
+        var expected: [Int] = []
+        for index in stride(from: 2_999, through: 0, by: -1) {
+            inners[index].send(index)  // finished inners: nothing
+            if index >= 1_000 || index % 2 == 1 { expected.append(index) }
+        }
+        #expect(subscriber.values == expected)
+        for index in 0..<3_000 { inners[index].send(completion: .finished) }
+        #expect(subscriber.completion == nil)  // the upstream has not finished
+        upstream.send(completion: .finished)
+        #expect(subscriber.completion == .finished)
+    }
+
+    @Test func limitedPublishersAskForOneMorePublisherPerFinishedInner() {
+        let upstream = ManualPublisher<Int, Never>()
+        let inners = (0..<1_000).map { _ in PassthroughSubject<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.flatMap(maxPublishers: .max(10)) { inners[$0] }.subscribe(subscriber)
+        for index in 0..<10 { upstream.send(index) }
+        for index in 0..<1_000 {
+            inners[index].send(index)
+            inners[index].send(completion: .finished)
+            if index + 10 < 1_000 { upstream.send(index + 10) }
+        }
+        #expect(upstream.subscription.requests == [.max(10)] + Array(repeating: .max(1), count: 1_000))
+        #expect(subscriber.values == Array(0..<1_000))
+    }
+
+    @Test func cancellingWithManyLiveInnersCancelsEachOnce() {
+        let upstream = ManualPublisher<Int, Never>()
+        let inners = (0..<2_000).map { _ in ManualPublisher<Int, Never>() }
+        let subscriber = TestSubscriber<Int, Never>()
+        upstream.flatMap { inners[$0] }.subscribe(subscriber)
+        for index in 0..<2_000 { upstream.send(index) }
+        for index in stride(from: 0, to: 2_000, by: 3) { inners[index].send(completion: .finished) }
+        subscriber.cancel()
+        for (index, inner) in inners.enumerated() {
+            #expect(inner.subscription.cancelCount == (index % 3 == 0 ? 0 : 1), "inner \(index)")
+        }
+        #expect(upstream.subscription.cancelCount == 1)
+    }
+}
