@@ -46,6 +46,7 @@ public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchec
     }
 
     /// Sends a completion to every subscriber; later values and completions are ignored.
+    @inlinable
     public func send(completion: Subscribers.Completion<Failure>) {
         core.send(completion: completion)
     }

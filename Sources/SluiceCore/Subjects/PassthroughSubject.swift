@@ -39,6 +39,7 @@ public final class PassthroughSubject<Output, Failure: Error>: Subject, @uncheck
     }
 
     /// Sends a completion to every subscriber; later values and completions are ignored.
+    @inlinable
     public func send(completion: Subscribers.Completion<Failure>) {
         core.send(completion: completion)
     }

@@ -53,6 +53,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     @exclusivity(unchecked) @usableFromInline
     var current: Output?
 
+    @exclusivity(unchecked) @usableFromInline
     var upstreams: [any Subscription] = []
 
     /// Whether subscriptions keep the latest value that found no demand and deliver it when demand
@@ -177,6 +178,11 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     }
 
     /// Sends the completion to every subscriber, once; later calls are ignored.
+    ///
+    /// Inlinable so that it runs specialised for the subject's types: unspecialised, taking the
+    /// subscriptions out under the lock looked up the generic metadata of the array and the tuple
+    /// on every call (about 2,300 instructions for a subject with one subscriber).
+    @inlinable
     func send(completion: Subscribers.Completion<Failure>) {
         let released = lock.withLock {
             () -> (ContiguousArray<SubjectConduit<Output, Failure>?>, [any Subscription], AnyObject?)? in

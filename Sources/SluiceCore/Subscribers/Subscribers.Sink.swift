@@ -68,6 +68,7 @@ extension Subscribers {
 
         /// Releases the subscription and the closures, then calls the completion closure, unless
         /// already cancelled or completed.
+        @inlinable
         public func receive(completion: Subscribers.Completion<Failure>) {
             let handlers = lock.withLock { () -> ((Input) -> Void, (Subscribers.Completion<Failure>) -> Void)? in
                 guard upstream.finish() else { return nil }
