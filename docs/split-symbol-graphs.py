@@ -9,7 +9,7 @@ module it extends (`Module@Foundation.symbols.json`). A module that re-exports a
 its pages would repeat the other module's. This keeps, in each module's graphs, only the symbols
 declared in that module's own source folder (`<sources-dir>/<Module>/`), the members the compiler
 synthesised for those (default implementations, which have no source location), and the
-relationships that start at a kept symbol.
+relationships whose source is a kept symbol.
 """
 
 import json

@@ -60,7 +60,7 @@ extension URLSession {
             self.session = session
         }
 
-        /// Attaches the subscriber: it receives a subscription that starts the task on demand.
+        /// Attaches the subscriber: it receives a subscription that begins the task on demand.
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             subscriber.receive(subscription: DataTaskSubscription(parent: self, downstream: subscriber))
         }

@@ -32,7 +32,7 @@ extension FakeSession {
             self.session = session
         }
 
-        /// Hands the subscriber a subscription that starts the request on the first demand.
+        /// Hands the subscriber a subscription that begins the request on the first demand.
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let subscription = Inner(parent: self, downstream: subscriber)
             subscriber.receive(subscription: subscription)

@@ -36,7 +36,7 @@ extension Publishers {
             self.queue = queue
         }
 
-        /// Hands the subscriber a subscription that starts observing on the first request.
+        /// Hands the subscriber a subscription that begins observing on the first request.
         public func receive<S: Subscriber>(subscriber: S) where S.Input == TimeInterval, S.Failure == Never {
             let subscription = PlayheadProgressSubscription(
                 subscriber: subscriber, interval: interval, player: player, queue: queue)

@@ -4,7 +4,7 @@ import SluiceTesting
 import Testing
 
 /// A buffer of `size` over a hot `ManualPublisher` (which sends whatever the test says, demand or
-/// not), with a subscriber that starts with `initialDemand`.
+/// not), with a subscriber whose first demand is `initialDemand`.
 private func hotBuffer(
     size: Int, prefetch: Publishers.PrefetchStrategy,
     whenFull: Publishers.BufferingStrategy<TestError>, initialDemand: Subscribers.Demand = .none

@@ -3,7 +3,7 @@ import SluiceTesting
 import Testing
 
 /// `upstream.prefix(untilOutputFrom: other)` over two manual publishers (the other with an
-/// unrelated failure type), with a subscriber that starts with `initialDemand`.
+/// unrelated failure type), with a subscriber whose first demand is `initialDemand`.
 private func prefixing(initialDemand: Subscribers.Demand = .unlimited)
     -> (ManualPublisher<Int, TestError>, ManualPublisher<String, Never>, TestSubscriber<Int, TestError>)
 {
