@@ -1,0 +1,81 @@
+import Foundation
+import PostgresNIO
+import Sluice
+import SluicePostgres
+import SluiceTesting
+import Testing
+
+/// `pg_notify` from a publisher, heard by a listener, against the real server.
+@Suite struct PostgresNotifierTests {
+    @Test func sendsEachValueInOrderAndReportsTheOnesItCannot() async throws {
+        let channel = TestDatabase.channel("notifier")
+        let listener = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
+        PostgresNotifications(channel: channel, configuration: try TestDatabase.configuration()).subscribe(listener)
+        await waitUntil { listener.values.first?.isListening == true }
+
+        let source = PassthroughSubject<String, Never>()
+        let requested = Shared<[Subscribers.Demand]>([])
+        let notifier = source
+            .handleEvents(receiveRequest: { demand in requested.mutate { $0.append(demand) } })
+            .notifyPostgres(channel: channel, configuration: try TestDatabase.configuration(), maxInFlight: 4)
+        let outcomes = TestSubscriber<PostgresNotifier<String, Never>.Outcome, Never>()
+        notifier.outcomes.subscribe(outcomes)
+        #expect(requested.value == [.max(4)])
+
+        let tooLarge = String(repeating: "x", count: 8_000)
+        for value in ["one", "two", tooLarge, "three"] { source.send(value) }
+        source.send(completion: .finished)
+        await waitUntil { outcomes.completion != nil }
+        await waitUntil { listener.values.count >= 4 }
+
+        #expect(listener.values.dropFirst().map(\.payload) == ["one", "two", "three"])
+        let sent = outcomes.values.compactMap { outcome -> String? in
+            if case .sent(let payload) = outcome { return payload }
+            return nil
+        }
+        #expect(sent == ["one", "two", "three"])
+        let failed = outcomes.values.compactMap { outcome -> PostgresNotifyError? in
+            if case .failed(let value, let error) = outcome, value == tooLarge { return error }
+            return nil
+        }
+        #expect(failed.count == 1)
+        if case .payloadTooLarge(let bytes)? = failed.first { #expect(bytes == 8_000) } else { Issue.record("\(failed)") }
+        // One more value requested for each that went (or failed), never more than 4 outstanding.
+        #expect(requested.value.dropFirst().allSatisfy { $0 == .max(1) })
+        listener.cancel()
+    }
+
+    @Test func encodableValuesGoAsJSONAndEncodingFailuresAreReported() async throws {
+        struct Move: Codable, Equatable { var x: Double }
+        let channel = TestDatabase.channel("json_out")
+        let listener = TestSubscriber<PostgresNotificationEvent<Move>, any Error>()
+        PostgresNotifications(channel: channel, configuration: try TestDatabase.configuration(), as: Move.self)
+            .subscribe(listener)
+        await waitUntil { listener.values.first?.isListening == true }
+        // Made first and watched, then subscribed: the sequence sends as it is subscribed to.
+        let encoder = JSONEncoder()
+        let notifier = PostgresNotifier<Move, Never>(channel: channel, configuration: try TestDatabase.configuration()) {
+            String(decoding: try encoder.encode($0), as: UTF8.self)
+        }
+        let outcomes = TestSubscriber<PostgresNotifier<Move, Never>.Outcome, Never>()
+        notifier.outcomes.subscribe(outcomes)
+        [Move(x: 1), Move(x: .nan), Move(x: 2.5)].publisher.subscribe(notifier)
+        await waitUntil { listener.values.count >= 3 }
+        #expect(listener.values.dropFirst().map(\.payload) == [Move(x: 1), Move(x: 2.5)])
+        await waitUntil { outcomes.values.count == 3 }
+        let failures = outcomes.values.filter {
+            if case .failed(_, .encodingFailed) = $0 { return true }
+            return false
+        }
+        #expect(failures.count == 1)   // NaN is not JSON
+        listener.cancel()
+    }
+}
+
+final class Shared<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+import NIOPosix
+import PostgresNIO
+import Sluice
+import SluicePostgres
+import SluiceTesting
+import Testing
+
+/// The PostgreSQL server that `Server/test` starts for these tests (a real one, on loopback): its
+/// address and credentials come from the environment.
+enum TestDatabase {
+    static func setting(_ name: String) throws -> String {
+        try #require(ProcessInfo.processInfo.environment[name],
+                     "\(name) is not set: run Server/test, which starts PostgreSQL for these tests")
+    }
+
+    static func configuration(password: String? = nil, database: String? = nil,
+                              applicationName: String? = nil) throws -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: "127.0.0.1", port: Int(try setting("SLUICE_PG_PORT"))!, username: try setting("SLUICE_PG_USER"),
+            password: try password ?? setting("SLUICE_PG_PASSWORD"), database: try database ?? setting("SLUICE_PG_DATABASE"),
+            tls: .disable)
+        if let applicationName {
+            configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        }
+        return configuration
+    }
+
+    /// The server's log: every statement is logged (`log_statement = all`).
+    static func log() throws -> String {
+        try String(contentsOfFile: try setting("SLUICE_PG_LOG"), encoding: .utf8)
+    }
+
+    /// Runs `sql` on a connection of its own; returns the first column of each row as text.
+    @discardableResult
+    static func run(_ sql: String) async throws -> [String] {
+        let logger = Logger(label: "test")
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: try configuration(), id: 1, logger: logger
+        ).get()
+        defer { Task { try? await connection.close() } }
+        var texts: [String] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+            texts.append(try row.decode(String?.self) ?? "")
+        }
+        return texts
+    }
+
+    /// A loopback port that nothing listens on (bound by the system, then released).
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = channel.localAddress!.port!
+        try channel.close().wait()
+        return port
+    }
+
+    /// A channel name no other test uses.
+    static func channel(_ name: String) -> String {
+        "\(name)_\(UInt32.random(in: 0...UInt32.max))"
+    }
+}
+
+/// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
+/// wait on events, never on durations).
+func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while !condition(), ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+extension TestSubscriber {
+    /// The error the subscriber failed with, if it did.
+    var failure: Failure? {
+        if case .failure(let error)? = completion { return error }
+        return nil
+    }
+}
+
+extension PostgresNotificationEvent {
+    var payload: Payload? {
+        if case .notification(let payload) = self { return payload }
+        return nil
+    }
+
+    var isListening: Bool {
+        if case .listening = self { return true }
+        return false
+    }
+
+    var reconnected: Bool {
+        if case .gap(.reconnected) = self { return true }
+        return false
+    }
+
+    var droppedCount: Int? {
+        if case .gap(.dropped(let count)) = self { return count }
+        return nil
+    }
+}
