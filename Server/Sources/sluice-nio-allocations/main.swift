@@ -3,6 +3,7 @@
 // per action of each way. The action is made once, so only what scheduling it costs is counted.
 //
 //   sluice-nio-allocations <execute | scheduleTask | schedule | scheduleAfter | scheduleCallback> <N>
+//   sluice-nio-allocations <scheduleRepeating | scheduleRepeatedTask> <N>   (N ticks of one schedule)
 import Foundation
 import NIOCore
 import NIOPosix
@@ -16,11 +17,15 @@ guard arguments.count == 3, let count = Int(arguments[2]) else {
 }
 let mode = arguments[1]
 
+/// Counts the actions run, and signals when the last has (no allocation per action).
 final class Counter: Sendable {
     let done = Atomic(0)
+    let allDone = DispatchSemaphore(value: 0)
 }
 let counter = Counter()
-let action: @Sendable () -> Void = { counter.done.add(1, ordering: .relaxed) }
+let action: @Sendable () -> Void = {
+    if counter.done.add(1, ordering: .relaxed).newValue == count { counter.allDone.signal() }
+}
 
 struct Handler: NIOScheduledCallbackHandler, Sendable {
     func handleScheduledCallback(eventLoop: some EventLoop) { action() }
@@ -29,6 +34,24 @@ struct Handler: NIOScheduledCallbackHandler, Sendable {
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let loop = group.next()
 let scheduler = EventLoopScheduler(loop)
+switch mode {
+case "scheduleRepeating":
+    let repeating = scheduler.schedule(after: scheduler.now, interval: .nanoseconds(1), action)
+    counter.allDone.wait()
+    repeating.cancel()
+    try group.syncShutdownGracefully()
+    print("\(mode) \(count) done")
+    exit(0)
+case "scheduleRepeatedTask":
+    let repeating = loop.scheduleRepeatedTask(initialDelay: .zero, delay: .nanoseconds(1)) { _ in action() }
+    counter.allDone.wait()
+    repeating.cancel()
+    try group.syncShutdownGracefully()
+    print("\(mode) \(count) done")
+    exit(0)
+default:
+    break
+}
 try loop.submit {
     let now = loop.now
     for _ in 0..<count {
@@ -42,8 +65,6 @@ try loop.submit {
         }
     }
 }.wait()
-while counter.done.load(ordering: .relaxed) < count {
-    try loop.submit {}.wait()
-}
+counter.allDone.wait()
 try group.syncShutdownGracefully()
 print("\(mode) \(count) done")
