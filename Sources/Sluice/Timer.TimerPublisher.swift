@@ -69,7 +69,11 @@ extension Timer {
         /// Starts a timer on the run loop; cancel the returned value to stop the ticks.
         public func connect() -> any Cancellable {
             state.withLock { $0.connected = true }
-            let timer = Timer(timeInterval: interval, repeats: true) { [weak self] _ in self?.tick() }
+            // First tick one interval from now, as Apple's: swift-corelibs-foundation's
+            // `Timer(timeInterval:repeats:block:)` would fire at once (its first fire date is now).
+            let timer = Timer(fire: Date(timeIntervalSinceNow: interval), interval: interval, repeats: true) { [weak self] _ in
+                self?.tick()
+            }
             if let tolerance { timer.tolerance = tolerance }
             runLoop.add(timer, forMode: mode)
             let handle = UncheckedTimer(timer)
