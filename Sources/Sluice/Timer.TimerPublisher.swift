@@ -25,7 +25,7 @@ extension Timer {
     /// loop in the mode, and every tick sends the same date to every subscriber that has demand
     /// (a subscriber without demand misses the tick). Cancelling a connection stops the
     /// publisher's ticks until the next `connect()`.
-    public final class TimerPublisher: ConnectablePublisher, @unchecked Sendable {
+    public final class TimerPublisher: ConnectablePublisher {
         /// The kind of values published by this publisher: the date of each tick.
         public typealias Output = Date
 
@@ -71,8 +71,9 @@ extension Timer {
             state.withLock { $0.connected = true }
             // First tick one interval from now, as Apple's: swift-corelibs-foundation's
             // `Timer(timeInterval:repeats:block:)` would fire at once (its first fire date is now).
-            let timer = Timer(fire: Date(timeIntervalSinceNow: interval), interval: interval, repeats: true) { [weak self] _ in
-                self?.tick()
+            let owner = WeakTimerPublisher(publisher: self)
+            let timer = Timer(fire: Date(timeIntervalSinceNow: interval), interval: interval, repeats: true) { _ in
+                owner.publisher?.tick()
             }
             if let tolerance { timer.tolerance = tolerance }
             runLoop.add(timer, forMode: mode)
@@ -93,6 +94,12 @@ extension Timer {
             state.withLock { $0.subscribers.removeAll { $0 === subscription } }
         }
     }
+}
+
+/// The publisher, weakly, for the timer's `@Sendable` block. Unchecked: the publisher guards its
+/// state with a lock, though it is not `Sendable` under the `AppleConcurrencyShape` trait.
+private struct WeakTimerPublisher: @unchecked Sendable {
+    weak var publisher: Timer.TimerPublisher?
 }
 
 /// The connection a `TimerPublisher` returns: cancelling it stops the timer. Like Apple's, it
@@ -152,3 +159,8 @@ where Downstream.Input == Date, Downstream.Failure == Never {
         detach?(self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Timer.TimerPublisher: @unchecked Sendable {}
+#endif

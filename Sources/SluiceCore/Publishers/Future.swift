@@ -15,7 +15,7 @@
 ///
 /// The promise keeps the future alive until the promise itself is released; the future releases
 /// its waiting subscribers once it has delivered the result or they have cancelled.
-public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendable {
+public final class Future<Output, Failure: Error>: Publisher {
     /// A type that represents a closure to invoke in the future, when an element or error is
     /// available.
     ///
@@ -251,3 +251,8 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
     }
     @usableFromInline var playgroundDescription: Any { description }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Future: @unchecked Sendable {}
+#endif
