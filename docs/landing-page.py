@@ -18,7 +18,8 @@ page = json.load(open(page_path, encoding="utf-8"))
 
 ABSTRACT = ("Apple's Combine, complete and fast, for Linux and every other platform Swift runs on, "
             "plus the tools to write and test your own publishers.")
-OVERVIEW = ("Change import Combine to import Sluice and code written for Apple's Combine compiles and "
+# The paragraph below the abstract: text, and code in backquotes.
+OVERVIEW = ("Change `import Combine` to `import Sluice` and code written for Apple's Combine compiles and "
             "behaves the same: the same names, signatures, demand, ordering of events and descriptions, "
             "in Swift 6 language mode, with no dependencies beyond the standard library, Foundation and "
             "Dispatch. Start with one of these articles, or open a module below.")
@@ -29,6 +30,13 @@ START = [("SluiceCore", "GettingStarted"), ("SluiceCore", "Migrating"),
 
 def text(string):
     return [{"type": "text", "text": string}]
+
+
+def inline(string):
+    """Text with `code` spans, as DocC's inline content."""
+    parts = string.split("`")
+    return [{"type": "codeVoice", "code": part} if index % 2 else {"type": "text", "text": part}
+            for index, part in enumerate(parts) if part]
 
 
 references = page.setdefault("references", {})
@@ -51,7 +59,7 @@ modules = [identifier for section in page.get("topicSections", []) for identifie
 page["abstract"] = text(ABSTRACT)
 page["primaryContentSections"] = [{
     "kind": "content",
-    "content": [{"type": "paragraph", "inlineContent": text(OVERVIEW)}],
+    "content": [{"type": "paragraph", "inlineContent": inline(OVERVIEW)}],
 }]
 page["topicSections"] = [
     {"title": "Start here", "identifiers": start_ids},
