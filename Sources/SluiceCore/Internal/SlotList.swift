@@ -3,7 +3,7 @@
 /// The list writes ``slot`` when it appends or moves the element; the element's owner reads it only
 /// through the list (``SlotList/remove(_:)``), with whatever lock guards the list held.
 @usableFromInline
-protocol SlotListElement: AnyObject {
+package protocol SlotListElement: AnyObject {
     /// The element's index in the list's ``SlotList/slots``. Four bytes (four billion elements), so
     /// that a subscription's small fields can share its eight-byte word.
     var slot: UInt32 { get set }
@@ -11,7 +11,8 @@ protocol SlotListElement: AnyObject {
 
 /// An ordered list of live objects in which adding and removing one cost O(1) amortised, however
 /// many there are: the children of a parent that must be visited in the order they arrived (a
-/// subject's subscriptions, the subscribers waiting for a `Future`'s result).
+/// subject's subscriptions, the subscribers waiting for a `Future`'s result, the subscribers of a
+/// `Timer` publisher).
 ///
 /// The elements sit in ``slots`` in insertion order, each knowing its index (``SlotListElement/slot``).
 /// Removing one empties its slot (a hole, a null reference) — or, when it is the last, shrinks the
@@ -26,29 +27,29 @@ protocol SlotListElement: AnyObject {
 ///
 /// A value type kept behind its owner's lock; nothing here calls out.
 @usableFromInline
-struct SlotList<Element: SlotListElement> {
+package struct SlotList<Element: SlotListElement> {
     /// The elements in insertion order, `nil` where one was removed. The last slot is never `nil`.
     @usableFromInline
-    var slots = ContiguousArray<Element?>()
+    package var slots = ContiguousArray<Element?>()
 
     /// How many slots are `nil`.
     @usableFromInline
-    var holes = 0
+    package var holes = 0
 
     @inlinable
-    init() {}
+    package init() {}
 
     /// How many elements are in the list.
     @inlinable
-    var count: Int { slots.count &- holes }
+    package var count: Int { slots.count &- holes }
 
     /// `true` when the list holds no element (its array is then empty too).
     @inlinable
-    var isEmpty: Bool { slots.isEmpty }
+    package var isEmpty: Bool { slots.isEmpty }
 
     /// Adds `element` at the end and tells it its slot.
     @inlinable
-    mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         element.slot = UInt32(truncatingIfNeeded: slots.count)
         slots.append(element)
     }
@@ -57,7 +58,7 @@ struct SlotList<Element: SlotListElement> {
     /// (removed already, or never added).
     @inlinable
     @discardableResult
-    mutating func remove(_ element: Element) -> Bool {
+    package mutating func remove(_ element: Element) -> Bool {
         let index = Int(element.slot)
         guard index < slots.count, slots[index] === element else { return false }
         if index == slots.count &- 1 {
@@ -77,7 +78,7 @@ struct SlotList<Element: SlotListElement> {
     /// Empties the list and returns its slots (holes included), for the caller to visit once the
     /// lock is released.
     @inlinable
-    mutating func removeAll() -> ContiguousArray<Element?> {
+    package mutating func removeAll() -> ContiguousArray<Element?> {
         defer {
             slots = []
             holes = 0
@@ -87,7 +88,7 @@ struct SlotList<Element: SlotListElement> {
 
     /// Removes the holes, keeping the elements' order and renumbering their slots.
     @inlinable
-    mutating func compact() {
+    package mutating func compact() {
         var kept = 0
         for index in slots.indices {
             guard let element = slots[index] else { continue }
