@@ -22,7 +22,7 @@ extension NotificationCenter {
     /// notification posted from inside the subscriber's `receive(_:)` is delivered at once, nested.
     /// The observer holds its subscription weakly: a subscription nobody keeps delivers nothing.
     /// The subscription keeps the center alive until it is cancelled.
-    public struct Publisher: SluiceCore.Publisher, Equatable, @unchecked Sendable {
+    public struct Publisher: SluiceCore.Publisher, Equatable {
         /// The kind of values published by this publisher.
         public typealias Output = Notification
 
@@ -146,3 +146,8 @@ where Downstream.Input == Notification, Downstream.Failure == Never {
 private protocol NotificationReceiver: AnyObject, Sendable {
     func deliver(_ notification: Notification)
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension NotificationCenter.Publisher: @unchecked Sendable {}
+#endif

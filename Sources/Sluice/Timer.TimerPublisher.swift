@@ -25,7 +25,7 @@ extension Timer {
     /// loop in the mode, and every tick sends the same date to every subscriber that has demand
     /// (a subscriber without demand misses the tick). Cancelling a connection stops the
     /// publisher's ticks until the next `connect()`.
-    public final class TimerPublisher: ConnectablePublisher, @unchecked Sendable {
+    public final class TimerPublisher: ConnectablePublisher {
         /// The kind of values published by this publisher: the date of each tick.
         public typealias Output = Date
 
@@ -47,7 +47,9 @@ extension Timer {
         /// Scheduler options passed to the timer.
         public let options: RunLoop.SchedulerOptions?
 
-        private let state = Protected<(connected: Bool, subscribers: [TimerSubscriptionBase])>((false, []))
+        /// Whether connected, and the subscriptions in subscription order (each tick reaches them in
+        /// that order; a cancel leaves in O(1) amortised).
+        private let state = Protected<(connected: Bool, subscribers: SlotList<TimerSubscriptionBase>)>((false, SlotList()))
 
         /// Creates a publisher that repeatedly emits the current date on the given interval.
         public init(interval: TimeInterval, tolerance: TimeInterval? = nil, runLoop: RunLoop, mode: RunLoop.Mode,
@@ -69,7 +71,12 @@ extension Timer {
         /// Starts a timer on the run loop; cancel the returned value to stop the ticks.
         public func connect() -> any Cancellable {
             state.withLock { $0.connected = true }
-            let timer = Timer(timeInterval: interval, repeats: true) { [weak self] _ in self?.tick() }
+            // First tick one interval from now, as Apple's: swift-corelibs-foundation's
+            // `Timer(timeInterval:repeats:block:)` would fire at once (its first fire date is now).
+            let owner = WeakTimerPublisher(publisher: self)
+            let timer = Timer(fire: Date(timeIntervalSinceNow: interval), interval: interval, repeats: true) { _ in
+                owner.publisher?.tick()
+            }
             if let tolerance { timer.tolerance = tolerance }
             runLoop.add(timer, forMode: mode)
             let handle = UncheckedTimer(timer)
@@ -81,14 +88,20 @@ extension Timer {
 
         private func tick() {
             let date = Date()
-            let subscribers = state.withLock { $0.connected ? $0.subscribers : [] }
-            for subscriber in subscribers { subscriber.offer(date) }
+            let subscribers = state.withLock { $0.connected ? $0.subscribers.slots : [] }
+            for case let subscriber? in subscribers { subscriber.offer(date) }
         }
 
         private func detach(_ subscription: TimerSubscriptionBase) {
-            state.withLock { $0.subscribers.removeAll { $0 === subscription } }
+            state.withLock { _ = $0.subscribers.remove(subscription) }
         }
     }
+}
+
+/// The publisher, weakly, for the timer's `@Sendable` block. Unchecked: the publisher guards its
+/// state with a lock, though it is not `Sendable` under the `AppleConcurrencyShape` trait.
+private struct WeakTimerPublisher: @unchecked Sendable {
+    weak var publisher: Timer.TimerPublisher?
 }
 
 /// The connection a `TimerPublisher` returns: cancelling it stops the timer. Like Apple's, it
@@ -106,7 +119,10 @@ private final class TimerConnection: Cancellable, @unchecked Sendable {
 }
 
 /// What the publisher keeps of a subscription: something to offer a tick to.
-class TimerSubscriptionBase: @unchecked Sendable {
+class TimerSubscriptionBase: SlotListElement, @unchecked Sendable {
+    /// Its slot in the publisher's list; guarded by the publisher's lock.
+    var slot: UInt32 = 0
+
     func offer(_ date: Date) {}
 }
 
@@ -148,3 +164,8 @@ where Downstream.Input == Date, Downstream.Failure == Never {
         detach?(self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Timer.TimerPublisher: @unchecked Sendable {}
+#endif

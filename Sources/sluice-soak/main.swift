@@ -214,6 +214,12 @@ final class CheckingSubscriber: Subscriber, @unchecked Sendable {
 }
 
 /// Contract violations seen anywhere, by kind.
+/// What the soak's threads share: a pipeline and its subjects, thread-safe by Sluice's contract.
+struct UncheckedShared: @unchecked Sendable {
+    let pipeline: AnyPublisher<Int, Never>
+    let subjects: [PassthroughSubject<Int, Never>]
+}
+
 final class Violations: Sendable {
     private let kinds = Protected<[String: Int]>([:])
     func record(_ kind: String) { kinds.withLock { $0[kind, default: 0] += 1 } }
@@ -309,7 +315,11 @@ func soak(_ options: Options) -> Bool {
         let perThread = eventsPerRound / options.threads
         let churnStop = Atomic<Bool>(false)
         let churnSeed = UInt64(round)
+        // Sluice's subjects and erased publishers are `Sendable`, but not under the
+        // `AppleConcurrencyShape` trait (Apple's are not): the threads reach them through a box.
+        let shared = UncheckedShared(pipeline: pipeline, subjects: subjects)
         let churn = Thread {
+            let pipeline = shared.pipeline
             var g = SplitMix(state: churnSeed)
             var live: [CheckingSubscriber] = []
             while !churnStop.load(ordering: .relaxed) && options.churn {
@@ -328,7 +338,7 @@ func soak(_ options: Options) -> Bool {
         let sendersDone = DispatchSemaphore(value: 0)
         let senders = (0..<options.threads).map { t in
             Thread {
-                let subject = subjects[t % subjects.count]
+                let subject = shared.subjects[t % shared.subjects.count]
                 for i in 0..<perThread {
                     subject.send(i &* options.threads &+ t)
                     if i % 256 == 255 { queues.forEach { $0.sync {} } }   // bound the queues' backlog

@@ -174,7 +174,7 @@ extension DispatchQueue: Scheduler {
     }
 
     /// Options that affect the operation of the dispatch queue scheduler.
-    public struct SchedulerOptions: @unchecked Sendable {
+    public struct SchedulerOptions {
         /// The dispatch queue quality of service.
         public var qos: DispatchQoS
 
@@ -266,3 +266,8 @@ struct UncheckedAction: @unchecked Sendable {
 private struct SendableAction: Sendable {
     let run: @Sendable () -> Void
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension DispatchQueue.SchedulerOptions: @unchecked Sendable {}
+#endif

@@ -35,7 +35,7 @@ extension OperationQueue: Scheduler {
     }
 
     /// Options that affect the operation of the operation queue scheduler: none.
-    public struct SchedulerOptions: Sendable {}
+    public struct SchedulerOptions {}
 
     /// The minimum tolerance allowed by the scheduler: zero.
     public var minimumTolerance: SchedulerTimeType.Stride { 0 }
@@ -145,3 +145,8 @@ final class RepeatedOperations: @unchecked Sendable {
         operation?.cancel()
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension OperationQueue.SchedulerOptions: Sendable {}
+#endif

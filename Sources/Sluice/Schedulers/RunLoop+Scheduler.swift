@@ -34,7 +34,7 @@ extension RunLoop: Scheduler {
     }
 
     /// Options that affect the operation of the run loop scheduler: none.
-    public struct SchedulerOptions: Sendable {}
+    public struct SchedulerOptions {}
 
     /// The minimum tolerance allowed by the scheduler: zero.
     public var minimumTolerance: SchedulerTimeType.Stride { 0 }
@@ -76,3 +76,8 @@ struct UncheckedTimer: @unchecked Sendable {
     let timer: Timer
     init(_ timer: Timer) { self.timer = timer }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension RunLoop.SchedulerOptions: Sendable {}
+#endif

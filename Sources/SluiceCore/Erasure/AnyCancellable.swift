@@ -3,7 +3,7 @@
 /// An `AnyCancellable` automatically calls ``cancel()`` when deinitialized, so a subscription held
 /// in one lives exactly as long as the `AnyCancellable` does. ``cancel()`` is thread-safe and runs
 /// the cancellation at most once.
-public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
+public final class AnyCancellable: Cancellable, Hashable {
     /// What cancelling does; `nil` once cancelled. Guarded by `lock` (so it skips the runtime
     /// exclusivity checks). One closure for both initialisers: wrapping a class (a `Sink`, a
     /// subscription) it captures just that reference, and copying it out is one retain.
@@ -55,3 +55,8 @@ public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
         set.insert(self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension AnyCancellable: @unchecked Sendable {}
+#endif

@@ -77,3 +77,10 @@ final class PublisherBox<P: Publisher>: PublisherBoxBase<P.Output, P.Failure>, @
         publisher.receive(subscriber: subscriber)
     }
 }
+
+// Not `Sendable` in Apple's Combine. Frozen, so Swift would infer `Sendable` from its stored
+// properties: under the `AppleConcurrencyShape` trait, that inference is switched off.
+#if AppleConcurrencyShape
+@available(*, unavailable)
+extension AnyPublisher: Sendable {}
+#endif

@@ -129,3 +129,10 @@ final class ClosureSubscriberBox<Input, Failure: Error>: SubscriberBoxBase<Input
     override func receive(_ value: Input) -> Subscribers.Demand { receiveValueClosure?(value) ?? .none }
     override func receive(completion: Subscribers.Completion<Failure>) { receiveCompletionClosure?(completion) }
 }
+
+// Not `Sendable` in Apple's Combine. Frozen, so Swift would infer `Sendable` from its stored
+// properties: under the `AppleConcurrencyShape` trait, that inference is switched off.
+#if AppleConcurrencyShape
+@available(*, unavailable)
+extension AnySubscriber: Sendable {}
+#endif

@@ -4,7 +4,7 @@
 /// properties call ``send()`` just before they change. It never completes. Like a
 /// ``PassthroughSubject`` without its demand: as Apple's, every subscriber receives every signal,
 /// whatever it requested. Thread-safe; ``send()`` may be called from inside a subscriber.
-public final class ObservableObjectPublisher: Publisher, @unchecked Sendable {
+public final class ObservableObjectPublisher: Publisher {
     /// The kind of values published by this publisher: `Void`, a bare "will change" signal.
     public typealias Output = Void
 
@@ -30,3 +30,8 @@ public final class ObservableObjectPublisher: Publisher, @unchecked Sendable {
         core.send(())
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension ObservableObjectPublisher: @unchecked Sendable {}
+#endif

@@ -325,3 +325,9 @@ final class PublishedAssignment<Value>: Subscriber, Cancellable, CustomStringCon
     @usableFromInline var customMirror: Mirror { Mirror(self, children: [:]) }
     @usableFromInline var playgroundDescription: Any { description }
 }
+
+// `Sendable` when its values are: the storage it reads is thread-safe. Apple's is not `Sendable`:
+// under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Published.Publisher: Sendable where Value: Sendable {}
+#endif

@@ -8,7 +8,7 @@ let combineIdentifierCounter = Atomic<UInt64>(0)
 ///
 /// Create one with ``init()`` for a value-type subscriber, or ``init(_:)`` to identify an object.
 @frozen
-public struct CombineIdentifier: Hashable, CustomStringConvertible, Sendable {
+public struct CombineIdentifier: Hashable, CustomStringConvertible {
     @usableFromInline
     let rawValue: UInt64
 
@@ -29,3 +29,12 @@ public struct CombineIdentifier: Hashable, CustomStringConvertible, Sendable {
         "0x" + String(rawValue, radix: 16)
     }
 }
+
+// Not `Sendable` in Apple's Combine. Frozen, so Swift would infer `Sendable` from its stored
+// properties: under the `AppleConcurrencyShape` trait, that inference is switched off.
+#if AppleConcurrencyShape
+@available(*, unavailable)
+extension CombineIdentifier: Sendable {}
+#else
+extension CombineIdentifier: Sendable {}
+#endif

@@ -22,9 +22,11 @@ extension Subscriptions {
     public static var empty: any Subscription { EmptySubscription.singleton }
 }
 
-/// The subscription behind ``Subscriptions/empty``: ignores requests and cancellation.
+/// The subscription behind ``Subscriptions/empty``: ignores requests and cancellation. Unchecked:
+/// its one field, a `CombineIdentifier`, is an immutable integer, though not `Sendable` under the
+/// `AppleConcurrencyShape` trait.
 final class EmptySubscription: Subscription, CustomStringConvertible, CustomReflectable,
-    CustomPlaygroundDisplayConvertible, Sendable
+    CustomPlaygroundDisplayConvertible, @unchecked Sendable
 {
     static let singleton = EmptySubscription()
     let combineIdentifier = CombineIdentifier()

@@ -34,4 +34,7 @@ public struct Empty<Output, Failure: Error>: Publisher, Equatable {
     }
 }
 
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Empty: Sendable {}
+#endif

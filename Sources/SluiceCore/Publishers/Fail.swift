@@ -28,4 +28,7 @@ public struct Fail<Output, Failure: Error>: Publisher {
 }
 
 extension Fail: Equatable where Failure: Equatable {}
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Fail: Sendable where Failure: Sendable {}
+#endif

@@ -15,7 +15,7 @@
 ///
 /// The promise keeps the future alive until the promise itself is released; the future releases
 /// its waiting subscribers once it has delivered the result or they have cancelled.
-public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendable {
+public final class Future<Output, Failure: Error>: Publisher {
     /// A type that represents a closure to invoke in the future, when an element or error is
     /// available.
     ///
@@ -30,16 +30,11 @@ public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendabl
     @usableFromInline
     var result: Result<Output, Failure>?
 
-    /// Subscriptions attached before the result arrived, in subscription order. A cancelled one
-    /// leaves `nil` in its place, found in O(1) from its ``FutureConduit/waitingIndex``; the list
-    /// is compacted once more than half of it is `nil`, so subscribing and cancelling cost O(1)
-    /// amortised however many wait. Guarded by `lock`; emptied on fulfilment.
+    /// Subscriptions attached before the result arrived, in subscription order; subscribing and
+    /// cancelling cost O(1) amortised however many wait (see ``SlotList``). Guarded by `lock`;
+    /// emptied on fulfilment.
     @usableFromInline
-    var waiting = ContiguousArray<FutureConduit<Output, Failure>?>()
-
-    /// How many entries of ``waiting`` are `nil`. Guarded by `lock`.
-    @usableFromInline
-    var vacated = 0
+    var waiting = SlotList<FutureConduit<Output, Failure>>()
 
     /// Creates a publisher that invokes a promise closure when the publisher emits an element.
     ///
@@ -56,11 +51,7 @@ public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendabl
         let waiting = lock.withLock { () -> ContiguousArray<FutureConduit<Output, Failure>?>? in
             guard self.result == nil else { return nil }
             self.result = result
-            defer {
-                self.waiting = []
-                vacated = 0
-            }
-            return self.waiting
+            return self.waiting.removeAll()
         }
         guard let waiting else { return }
         for conduit in waiting {
@@ -77,7 +68,6 @@ public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendabl
                 return FutureSubscription(downstream: subscriber, future: self, result: result)
             }
             let conduit = FutureSubscription(downstream: subscriber, future: self, result: nil)
-            conduit.waitingIndex = waiting.count
             waiting.append(conduit)
             return conduit
         }
@@ -88,42 +78,18 @@ public final class Future<Output, Failure: Error>: Publisher, @unchecked Sendabl
     /// Forgets a cancelled subscription that was waiting for the result, in O(1) amortised.
     @usableFromInline
     func remove(_ conduit: FutureConduit<Output, Failure>) {
-        let removed = lock.withLock { () -> FutureConduit<Output, Failure>? in
-            let index = conduit.waitingIndex
-            guard index >= 0, index < waiting.count, waiting[index] === conduit else { return nil }
-            defer {
-                waiting[index] = nil
-                conduit.waitingIndex = -1
-                vacated += 1
-                if vacated > 16, vacated * 2 > waiting.count { compactWaiting() }
-            }
-            return waiting[index]
-        }
-        _ = removed  // released outside the lock
-    }
-
-    /// With the lock held: drops the `nil` entries of ``waiting``, keeping the order, and renumbers
-    /// the rest.
-    @usableFromInline
-    func compactWaiting() {
-        var kept = ContiguousArray<FutureConduit<Output, Failure>?>()
-        kept.reserveCapacity(waiting.count - vacated)
-        for case let conduit? in waiting {
-            conduit.waitingIndex = kept.count
-            kept.append(conduit)
-        }
-        waiting = kept
-        vacated = 0
+        lock.withLock { _ = waiting.remove(conduit) }
+        // The caller still holds `conduit`: nothing is released under the lock.
     }
 }
 
 /// A future's view of one subscription: the erased interface it hands the result through.
 @usableFromInline
-class FutureConduit<Output, Failure: Error>: @unchecked Sendable {
-    /// Where the conduit is in its future's ``Future/waiting`` list (`-1`: not there). Guarded by
+class FutureConduit<Output, Failure: Error>: SlotListElement, @unchecked Sendable {
+    /// The conduit's slot in its future's ``Future/waiting`` list while it waits there. Guarded by
     /// the future's lock.
     @usableFromInline
-    var waitingIndex = -1
+    var slot: UInt32 = 0
 
     @inlinable
     init() {}
@@ -285,3 +251,8 @@ final class FutureSubscription<S: Subscriber>: FutureConduit<S.Input, S.Failure>
     }
     @usableFromInline var playgroundDescription: Any { description }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Future: @unchecked Sendable {}
+#endif

@@ -24,7 +24,10 @@ public struct Just<Output>: Publisher {
 }
 
 extension Just: Equatable where Output: Equatable {}
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Just: Sendable where Output: Sendable {}
+#endif
 
 extension Just {
     /// Transforms the output at once, returning a new `Just`.

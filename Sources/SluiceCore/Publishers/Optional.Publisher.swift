@@ -41,7 +41,10 @@ extension Optional {
 }
 
 extension Optional.Publisher: Equatable where Wrapped: Equatable {}
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Optional.Publisher: Sendable where Wrapped: Sendable {}
+#endif
 
 extension Optional.Publisher {
     /// Transforms the value at once, returning a new `Optional.Publisher`.

@@ -34,7 +34,10 @@ extension Publishers {
 }
 
 extension Publishers.Sequence: Equatable where Elements: Equatable {}
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Publishers.Sequence: Sendable where Elements: Sendable {}
+#endif
 
 extension Publishers.Sequence {
     /// The subscription: a pump that sends elements while there is demand, then ``completion``.

@@ -132,8 +132,11 @@ extension Record {
     }
 }
 
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Record: Sendable where Output: Sendable, Failure: Sendable {}
 extension Record.Recording: Sendable where Output: Sendable, Failure: Sendable {}
+#endif
 
 /// The keys of a recording's coded form.
 private enum RecordingCodingKeys: String, CodingKey { case output, completion }

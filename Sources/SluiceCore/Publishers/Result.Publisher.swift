@@ -50,7 +50,10 @@ extension Result {
 }
 
 extension Result.Publisher: Equatable where Success: Equatable, Failure: Equatable {}
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
 extension Result.Publisher: Sendable where Success: Sendable, Failure: Sendable {}
+#endif
 
 extension Result.Publisher {
     /// Transforms the success value at once, returning a new `Result.Publisher`.

@@ -6,7 +6,7 @@
 /// immediately, once. Its time type carries no time: every instant is the same.
 ///
 /// You cannot create instances of the immediate scheduler yourself; use ``shared``.
-public struct ImmediateScheduler: Scheduler, Sendable {
+public struct ImmediateScheduler: Scheduler {
     /// The time type used by the immediate scheduler. All of its values are equal.
     public struct SchedulerTimeType: Strideable, Sendable {
         @inlinable
@@ -159,11 +159,20 @@ public struct ImmediateScheduler: Scheduler, Sendable {
     /// A type that defines options accepted by the immediate scheduler: none.
     public typealias SchedulerOptions = Never
 
+    #if AppleConcurrencyShape
+    /// The shared instance of the immediate scheduler.
+    ///
+    /// You cannot create instances of the immediate scheduler yourself. Use only the shared
+    /// instance.
+    // Not `Sendable` under the trait, as Apple's; it has no state, so sharing it is safe.
+    nonisolated(unsafe) public static let shared = ImmediateScheduler()
+    #else
     /// The shared instance of the immediate scheduler.
     ///
     /// You cannot create instances of the immediate scheduler yourself. Use only the shared
     /// instance.
     public static let shared = ImmediateScheduler()
+    #endif
 
     @inlinable
     init() {}
@@ -209,3 +218,8 @@ public struct ImmediateScheduler: Scheduler, Sendable {
         return Subscriptions.empty
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension ImmediateScheduler: Sendable {}
+#endif

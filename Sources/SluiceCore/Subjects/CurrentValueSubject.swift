@@ -8,7 +8,7 @@
 /// Thread-safe, re-entrant, and a subscriber arriving after completion gets the completion at once.
 /// As Apple's, a subscription keeps its subject alive until it is cancelled or the subject
 /// completes.
-public final class CurrentValueSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
+public final class CurrentValueSubject<Output, Failure: Error>: Subject {
     @usableFromInline
     let core: SubjectCore<Output, Failure>
 
@@ -61,3 +61,8 @@ extension CurrentValueSubject: UpstreamKeepingSubject {
     /// Drops an upstream subscription whose bridge was cancelled.
     @usableFromInline package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension CurrentValueSubject: @unchecked Sendable {}
+#endif

@@ -11,7 +11,7 @@
 /// As Apple's, a subscription keeps its subject alive until it is cancelled or the subject
 /// completes: a subject that only its subscribers reference still reaches them through a weak
 /// reference.
-public final class PassthroughSubject<Output, Failure: Error>: Subject, @unchecked Sendable {
+public final class PassthroughSubject<Output, Failure: Error>: Subject {
     @usableFromInline
     let core = SubjectCore<Output, Failure>(kind: .passthrough, currentValue: nil)
 
@@ -55,3 +55,8 @@ extension PassthroughSubject: UpstreamKeepingSubject {
     /// Drops an upstream subscription whose bridge was cancelled.
     @usableFromInline package func forgetUpstream(_ subscription: AnyObject) { core.forget(upstream: subscription) }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension PassthroughSubject: @unchecked Sendable {}
+#endif

@@ -9,12 +9,10 @@ import Synchronization
 /// the subscriptions after it is released, each subscription serialising its own deliveries.
 ///
 /// Membership costs O(1) amortised, whatever the number of subscribers: the subscriptions sit in
-/// an array in subscription order, each knowing its slot (``SubjectConduit/slot``); a cancel
-/// empties its slot, and the array is compacted (order kept, slots renumbered) once empty slots
-/// outnumber the live ones, or shrinks at once when the slot emptied is the last. A send iterates
-/// a snapshot of the array (one retain, nothing copied): a subscription cancelled meanwhile is
-/// skipped by its own state, one added meanwhile is not in the snapshot. A cancel or a subscribe
-/// while a send holds the snapshot copies the array once, which that send's own O(N) pays for.
+/// a ``SlotList``, in subscription order. A send iterates a snapshot of its slots (one retain,
+/// nothing copied): a subscription cancelled meanwhile is skipped by its own state, one added
+/// meanwhile is not in the snapshot. A cancel or a subscribe while a send holds the snapshot
+/// copies the array once, which that send's own O(N) pays for.
 ///
 /// While it has subscribers, the core keeps its subject (``owner``) alive, as Apple's subscriptions
 /// keep their subject: a subject referenced only by its subscribers still reaches them. It lets go
@@ -31,11 +29,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
     // The mutable fields are only touched with `lock` held: their exclusivity is explicit, so they
     // skip the runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline
-    var conduits = ContiguousArray<SubjectConduit<Output, Failure>?>()
-
-    /// How many slots of ``conduits`` are empty (their subscription cancelled).
-    @exclusivity(unchecked) @usableFromInline
-    var holes = 0
+    var conduits = SlotList<SubjectConduit<Output, Failure>>()
 
     /// The subject that owns this core, set once by the subject's initialiser (`nil` for the kinds
     /// whose subscriptions do not keep their publisher alive). Unowned: the subject owns the core.
@@ -125,7 +119,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
         let snapshot = lock.withLock { () -> ContiguousArray<SubjectConduit<Output, Failure>?>? in
             current = value
             guard completion == nil else { return nil }
-            return conduits
+            return conduits.slots
         }
         guard let snapshot else { return }
         Self.offer(value, to: snapshot)
@@ -139,7 +133,7 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
         let snapshot = lock.withLock { () -> ContiguousArray<SubjectConduit<Output, Failure>?>? in
             guard completion == nil else { return nil }
             if replaysCurrentValue && storingFirst { current = value }
-            return conduits
+            return conduits.slots
         }
         guard let snapshot else { return }
         Self.offer(value, to: snapshot)
@@ -189,12 +183,10 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
             guard self.completion == nil else { return nil }
             self.completion = completion
             defer {
-                conduits = []
-                holes = 0
                 self.upstreams = []
                 keepAlive = nil
             }
-            return (conduits, self.upstreams, keepAlive)
+            return (conduits.removeAll(), self.upstreams, keepAlive)
         }
         guard let released else { return }
         let boxed = Boxed(completion)
@@ -239,7 +231,6 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
         let conduit = lock.withLock { () -> SubjectSubscription<S>? in
             guard completion == nil else { return nil }
             let conduit = SubjectSubscription(core: self, downstream: subscriber, pending: current)
-            conduit.slot = UInt32(conduits.count)
             conduits.append(conduit)
             if keepAlive == nil { keepAlive = owner }
             return conduit
@@ -255,51 +246,21 @@ final class SubjectCore<Output, Failure: Error>: CustomStringConvertible, @unche
         conduit.subscriptionDelivered()
     }
 
-    /// How many subscriptions are attached (the occupied slots of ``conduits``).
+    /// How many subscriptions are attached.
     var subscriptionCount: Int {
-        lock.withLock { conduits.count - holes }
+        lock.withLock { conduits.count }
     }
 
-    /// Forgets a cancelled subscription, in O(1) amortised (see the type's comment). Lets go of the
+    /// Forgets a cancelled subscription, in O(1) amortised (see ``SlotList``). Lets go of the
     /// subject when it was the last one.
     @inlinable
     func remove(_ conduit: SubjectConduit<Output, Failure>) {
         let released = lock.withLock { () -> AnyObject? in
-            let index = Int(conduit.slot)
-            guard index < conduits.count, conduits[index] === conduit else { return nil }
-            if index == conduits.count - 1 {
-                conduits.removeLast()
-                while let last = conduits.last, last == nil {
-                    conduits.removeLast()
-                    holes -= 1
-                }
-            } else {
-                conduits[index] = nil
-                holes += 1
-                if holes > conduits.count - holes { compact() }
-            }
-            guard conduits.isEmpty else { return nil }
+            guard conduits.remove(conduit), conduits.isEmpty else { return nil }
             defer { keepAlive = nil }
             return keepAlive
         }
         _ = released  // the subject, released outside the lock (its deinit takes it)
-    }
-
-    /// Removes the empty slots, keeping the subscriptions' order and renumbering their slots. Call
-    /// with the lock held.
-    @usableFromInline
-    func compact() {
-        var kept = 0
-        for index in conduits.indices {
-            guard let conduit = conduits[index] else { continue }
-            if kept != index {
-                conduits.swapAt(kept, index)
-                conduit.slot = UInt32(kept)
-            }
-            kept += 1
-        }
-        conduits.removeLast(conduits.count - kept)
-        holes = 0
     }
 }
 

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A subject's view of one subscription: the erased interface `SubjectCore` delivers through.
 @usableFromInline
-class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
+class SubjectConduit<Output, Failure: Error>: SlotListElement, @unchecked Sendable {
     /// The subscription's `offer`, as a closure made where the subscriber's type is concrete, so
     /// that it runs specialised (an overridden method of a generic class would run unspecialised).
     @usableFromInline
@@ -17,7 +17,7 @@ class SubjectConduit<Output, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     let controlEntry: (SubjectConduit, Subscribers.Demand, Boxed<Subscribers.Completion<Failure>>?) -> Void
 
-    /// This subscription's index in the subject's ``SubjectCore/conduits``; guarded by the
+    /// This subscription's slot in the subject's ``SubjectCore/conduits``; guarded by the
     /// subject's lock. Four bytes (four billion subscribers), so that the subclass's one-byte
     /// fields share its eight-byte word.
     @exclusivity(unchecked) @usableFromInline

@@ -4,7 +4,7 @@ extension Subscribers {
     /// It requests `.unlimited` values, and holds ``object`` strongly until it completes or is
     /// cancelled; then it releases both the object and the subscription.
     public final class Assign<Root, Input>: Subscriber, Cancellable, CustomStringConvertible, CustomReflectable,
-        CustomPlaygroundDisplayConvertible, @unchecked Sendable
+        CustomPlaygroundDisplayConvertible
     {
         /// Assign never fails.
         public typealias Failure = Never
@@ -93,3 +93,8 @@ extension Publisher where Failure == Never {
         return AnyCancellable(subscriber)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Subscribers.Assign: @unchecked Sendable {}
+#endif

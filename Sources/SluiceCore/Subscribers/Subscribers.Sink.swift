@@ -10,7 +10,7 @@ extension Subscribers {
     /// the publisher has finished. Values are delivered without taking a lock, on whatever thread
     /// the publisher uses.
     public final class Sink<Input, Failure: Error>: Subscriber, Cancellable, CustomStringConvertible,
-        CustomReflectable, CustomPlaygroundDisplayConvertible, @unchecked Sendable
+        CustomReflectable, CustomPlaygroundDisplayConvertible
     {
         /// The closure to execute on receipt of a value (a no-op once the sink has completed).
         public var receiveValue: (Input) -> Void { lock.withLock { valueHandler } }
@@ -131,3 +131,8 @@ extension Publisher where Failure == Never {
         sink(receiveCompletion: { _ in }, receiveValue: receiveValue)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Subscribers.Sink: @unchecked Sendable {}
+#endif

@@ -77,11 +77,11 @@ struct SubjectCoreTests {
         let core = SubjectCore<Int, Never>(kind: .passthrough, currentValue: nil)
         let subscribers = (0..<3).map { _ in TestSubscriber<Int, Never>() }
         for subscriber in subscribers { core.receive(subscriber: subscriber) }
-        #expect(core.conduits.indices.allSatisfy { core.conduits[$0]?.slot == UInt32($0) })
+        #expect(core.conduits.slots.indices.allSatisfy { core.conduits.slots[$0]?.slot == UInt32($0) })
         subscribers[0].cancel()
-        #expect(core.conduits.count == 3)
-        #expect(core.conduits[0] == nil)
-        #expect(core.holes == 1)
+        #expect(core.conduits.slots.count == 3)
+        #expect(core.conduits.slots[0] == nil)
+        #expect(core.conduits.holes == 1)
         #expect(core.subscriptionCount == 2)
     }
 
@@ -90,11 +90,11 @@ struct SubjectCoreTests {
         let subscribers = (0..<4).map { _ in TestSubscriber<Int, Never>() }
         for subscriber in subscribers { core.receive(subscriber: subscriber) }
         subscribers[2].cancel()
-        #expect(core.conduits.count == 4)
+        #expect(core.conduits.slots.count == 4)
         subscribers[3].cancel()
         // Slots 2 and 3 go: the last one, then the empty one before it.
-        #expect(core.conduits.count == 2)
-        #expect(core.holes == 0)
+        #expect(core.conduits.slots.count == 2)
+        #expect(core.conduits.holes == 0)
         #expect(core.subscriptionCount == 2)
     }
 
@@ -113,8 +113,8 @@ struct SubjectCoreTests {
         for index in doomed.dropFirst(300).reversed() { cancellables[index].cancel() }
         let kept = (0..<1_000).filter { $0 % 3 == 0 }
         #expect(core.subscriptionCount == kept.count)
-        #expect(core.holes <= core.subscriptionCount)
-        #expect(core.conduits.indices.allSatisfy { core.conduits[$0] == nil || core.conduits[$0]?.slot == UInt32($0) })
+        #expect(core.conduits.holes <= core.subscriptionCount)
+        #expect(core.conduits.slots.indices.allSatisfy { core.conduits.slots[$0] == nil || core.conduits.slots[$0]?.slot == UInt32($0) })
         core.send(1)
         core.send(2)
         #expect(log.value == kept + kept)

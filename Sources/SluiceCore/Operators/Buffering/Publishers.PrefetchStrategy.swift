@@ -2,7 +2,7 @@ extension Publishers {
     /// A strategy for filling a buffer.
     ///
     /// Used by ``Publisher/buffer(size:prefetch:whenFull:)``.
-    public enum PrefetchStrategy: Equatable, Hashable, Sendable {
+    public enum PrefetchStrategy: Equatable, Hashable {
         /// A strategy to fill the buffer at subscription time, and keep it full thereafter.
         ///
         /// The buffer requests `size` elements from the upstream when the subscriber first
@@ -19,3 +19,8 @@ extension Publishers {
         case byRequest
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Publishers.PrefetchStrategy: Sendable {}
+#endif

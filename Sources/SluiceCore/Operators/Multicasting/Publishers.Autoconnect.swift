@@ -26,7 +26,7 @@ extension Publishers {
     /// cancel is done), so that at most one connection is live at a time, the re-entrant case above
     /// aside. The state is kept behind a lock, never held while calling `connect()`, subscribing or
     /// cancelling.
-    public final class Autoconnect<Upstream: ConnectablePublisher>: Publisher, @unchecked Sendable {
+    public final class Autoconnect<Upstream: ConnectablePublisher>: Publisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
         /// The kind of errors this publisher might publish: the upstream's.
@@ -341,3 +341,8 @@ extension ConnectablePublisher {
         Publishers.Autoconnect(upstream: self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Publishers.Autoconnect: @unchecked Sendable {}
+#endif

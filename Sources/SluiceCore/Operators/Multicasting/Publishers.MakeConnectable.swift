@@ -13,7 +13,7 @@ extension Publishers {
     ///
     /// Use the ``Publisher/makeConnectable()`` operator to wrap an upstream publisher with an
     /// instance of this publisher.
-    public struct MakeConnectable<Upstream: Publisher>: ConnectablePublisher, Sendable {
+    public struct MakeConnectable<Upstream: Publisher>: ConnectablePublisher {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
         /// The kind of errors this publisher might publish: the upstream's.
@@ -69,3 +69,8 @@ extension Publisher where Failure == Never {
         Publishers.MakeConnectable(upstream: self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Publishers.MakeConnectable: Sendable {}
+#endif

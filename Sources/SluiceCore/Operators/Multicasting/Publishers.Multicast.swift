@@ -15,7 +15,7 @@ extension Publishers {
     ///
     /// Thread-safe: concurrent subscribers and `connect()` calls make exactly one subject, and each
     /// `connect()` exactly one upstream subscription.
-    public final class Multicast<Upstream: Publisher, SubjectType: Subject>: ConnectablePublisher, @unchecked Sendable
+    public final class Multicast<Upstream: Publisher, SubjectType: Subject>: ConnectablePublisher
     where Upstream.Failure == SubjectType.Failure, Upstream.Output == SubjectType.Output {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
@@ -138,3 +138,8 @@ extension Publisher {
         Publishers.Multicast(upstream: self) { subject }
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Publishers.Multicast: @unchecked Sendable {}
+#endif

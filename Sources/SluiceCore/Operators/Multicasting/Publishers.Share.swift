@@ -20,7 +20,7 @@ extension Publishers {
     /// Be aware that `Share` is a class rather than a structure like most other publishers. Use
     /// this type when you need a publisher instance that uses reference semantics. Two shares are
     /// equal when they are the same instance.
-    public final class Share<Upstream: Publisher>: Publisher, Equatable, @unchecked Sendable {
+    public final class Share<Upstream: Publisher>: Publisher, Equatable {
         /// The kind of values published by this publisher: the upstream's.
         public typealias Output = Upstream.Output
         /// The kind of errors this publisher might publish: the upstream's.
@@ -90,3 +90,8 @@ extension Publisher {
         Publishers.Share(upstream: self)
     }
 }
+
+// Not `Sendable` in Apple's Combine: under the `AppleConcurrencyShape` trait, not here either.
+#if !AppleConcurrencyShape
+extension Publishers.Share: @unchecked Sendable {}
+#endif

@@ -1,0 +1,71 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The manifest for Swift 6.1 and later: the same package as `Package.swift` (the manifest of
+// Swift 6.0, kept for its users) plus one package trait, which Swift 6.0 cannot declare. Keep the
+// two identical otherwise.
+//
+// The trait `AppleConcurrencyShape` gives Sluice's public types exactly the `Sendable`
+// conformances of Apple's Combine (and of its Foundation and Dispatch integration) in Apple's
+// current SDK, no more: a library built for Apple's systems and for Linux enables it in its Linux
+// CI, and there gets the concurrency errors Apple's compiler would give. Off by default.
+//
+//     .package(url: "https://github.com/sluice-swift/Sluice.git", from: "1.0.0",
+//              traits: ["AppleConcurrencyShape"]),
+//
+// or, building Sluice itself: `swift build --traits AppleConcurrencyShape`.
+// The `Combine` product: a module named `Combine` that re-exports Sluice, so that code written for
+// Apple's systems (`import Combine`, `#if canImport(Combine)`) compiles unchanged where Apple's
+// Combine does not exist. Where it does, Apple's framework must win, so a client depends on the
+// product with a platform condition:
+//
+//     .product(name: "Combine", package: "Sluice",
+//              condition: .when(platforms: [.linux, .android, .windows, .wasi, .openbsd]))
+//
+// and, in case a build system builds that dependency all the same, a host that has Apple's Combine
+// gets the product with an empty module of another name: no module named `Combine` is ever built
+// there to stand before Apple's. (The condition follows the platform built for; this check, the
+// host, so cross-compiling from an Apple host to Linux gets no `Combine` module: `import Sluice`.)
+#if canImport(Combine)
+let combineTargets: [Target] = [.target(name: "SluiceCombineOnApple")]
+let combineProduct = Product.library(name: "Combine", targets: ["SluiceCombineOnApple"])
+#else
+let combineTargets: [Target] = [
+    .target(name: "Combine", dependencies: ["Sluice"]),
+    .testTarget(name: "CombineTests", dependencies: ["Combine"]),
+]
+let combineProduct = Product.library(name: "Combine", targets: ["Combine"])
+#endif
+
+// Swift 6 language mode (the tools version's default) gives complete concurrency checking.
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Sluice", targets: ["Sluice"]),
+        .library(name: "SluiceCore", targets: ["SluiceCore"]),
+        .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+        combineProduct,
+        .executable(name: "sluice-examples", targets: ["sluice-examples"]),
+        .executable(name: "sluice-soak", targets: ["sluice-soak"]),
+    ],
+    traits: [
+        .trait(
+            name: "AppleConcurrencyShape",
+            description: "Sluice's public Sendable conformances are exactly those of Apple's Combine in Apple's current SDK, no more: a Linux build then rejects what Apple's compiler would."
+        ),
+    ],
+    targets: [
+        .target(name: "SluiceSanitizer"),
+        .target(name: "SluiceCore", dependencies: ["SluiceSanitizer"]),
+        .target(name: "Sluice", dependencies: ["SluiceCore"]),
+        .target(name: "SluiceTesting", dependencies: ["SluiceCore", "Sluice"]),
+        .target(name: "SluiceExamples", dependencies: ["Sluice"]),
+        .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
+        .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),
+        .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),
+        .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceExamples"]),
+        .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting"]),
+        .testTarget(name: "SluiceExamplesTests", dependencies: ["SluiceExamples", "SluiceTesting"]),
+    ] + combineTargets
+)
