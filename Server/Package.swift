@@ -21,6 +21,7 @@ let package = Package(
         .package(name: "Sluice", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-async-algorithms.git", from: "1.1.4"),
     ],
     targets: [
         .target(
@@ -44,6 +45,13 @@ let package = Package(
                 "SluiceNIO",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        // The fan-out alone, in process: Sluice beside async-algorithms' share(), for callgrind.
+        .executableTarget(
+            name: "sluice-fanout-inprocess",
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
         .testTarget(
             name: "SluiceNIOTests",
