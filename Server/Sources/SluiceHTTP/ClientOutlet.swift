@@ -120,7 +120,6 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
                 if state.finished { return .finish }
                 if state.heartbeatDue {
                     state.heartbeatDue = false
-                    state.wroteSinceTick = true
                     return .heartbeat
                 }
                 return nil

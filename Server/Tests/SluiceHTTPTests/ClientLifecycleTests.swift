@@ -8,7 +8,8 @@ import Testing
 
 /// Clients that leave in the middle of an event, a thousand clients coming and going while
 /// events flow, and shutdown with clients connected — over real sockets on loopback.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(5)))
 struct ClientLifecycleTests {
     private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
         let router = Router()
@@ -56,23 +57,23 @@ struct ClientLifecycleTests {
         ensureFileDescriptors(8_192)
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject, options: .init(replay: 64))
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: .seconds(1)))
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: .seconds(5)))
         try await withServer(router(events)) { port, _ in
-            let producer = produce(subject, size: 200, pause: .milliseconds(1))
+            let producer = produce(subject, size: 200, pause: .milliseconds(500))
 
-            /// 1,000 clients, 100 connecting at a time; each waits for live events, then all leave.
+            /// 1,000 clients, 50 connecting at a time; each waits for live events, then all leave.
             func round() async throws -> (peakClients: Int, resident: Int) {
                 var clients: [SSEClient] = []
-                for _ in 0..<10 {
+                for _ in 0..<20 {
                     let batch = try await withThrowingTaskGroup(of: SSEClient.self) { group in
-                        for _ in 0..<100 { group.addTask { try await SSEClient.connect(port: port) } }
+                        for _ in 0..<50 { group.addTask { try await SSEClient.connect(port: port) } }
                         return try await group.reduce(into: [SSEClient]()) { $0.append($1) }
                     }
                     clients += batch
                 }
                 #expect(await waitUntil { feed.stats.connectedClients == 1_000 }, "\(feed.stats)")
                 let peak = feed.stats.connectedClients
-                for client in clients { #expect(await client.wait { $0.filter(\.isEvent).count >= 2 }) }
+                for client in clients { #expect(await client.wait { $0.filter(\.isEvent).count >= 1 }) }
                 let resident = residentBytes()
                 await withTaskGroup(of: Void.self) { group in
                     for client in clients { group.addTask { await client.close() } }
@@ -81,14 +82,15 @@ struct ClientLifecycleTests {
                 return (peak, resident)
             }
 
+            let initial = residentBytes()
             _ = try await round()   // warms up: allocator arenas, NIO's pools, the subject's storage
             let before = residentBytes()
             let measured = try await round()
             let after = residentBytes()
             producer.cancel()
             await producer.value
-            print("1,000 clients: resident \(before / 1_024) KiB before, \(measured.resident / 1_024) KiB with them, "
-                  + "\(after / 1_024) KiB after; \(feed.stats)")
+            print("1,000 clients: resident \(initial / 1_024) KiB before any, \(before / 1_024) KiB after a first round, "
+                  + "\(measured.resident / 1_024) KiB with the second round's, \(after / 1_024) KiB after it; \(feed.stats)")
             #expect(measured.peakClients == 1_000)
             #expect(Double(after) <= Double(before) * 1.10, "resident \(before) → \(after)")
         }
@@ -98,7 +100,7 @@ struct ClientLifecycleTests {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject)
         let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(1), window: 1))
-        let started = ContinuousClock.now
+        var trigger = ContinuousClock.now
         var clients: [SSEClient] = []
         var stalled: SSEClient?
         try await withServer(router(events), services: [feed]) { port, group in
@@ -108,8 +110,11 @@ struct ClientLifecycleTests {
             let big = String(repeating: "z", count: 64_000)
             for i in 1...100 { subject.send(ServerSentEvent(data: "\(i) \(big)")) }   // fills the stalled socket
             for client in clients { #expect(await client.wait { $0.last?.id == 100 }) }
+            trigger = ContinuousClock.now
             await group.triggerGracefulShutdown()
         }
+        let stopped = ContinuousClock.now - trigger
+        print("Shutdown with 6 clients (1 stalled, grace 1 s): server stopped \(stopped) after the trigger")
         // The server has stopped (withServer returned after the service group ended).
         for client in clients {
             #expect(client.frames.last == SSEFrame(event: "shutdown", data: ["the server is shutting down"]))
@@ -118,7 +123,8 @@ struct ClientLifecycleTests {
         }
         #expect(feed.stats.connectedClients == 0)
         #expect(feed.isFinished)   // the feed, a service of the group, finished too
-        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(stopped < .seconds(30))
         await stalled?.close()
     }
+}
 }

@@ -7,7 +7,8 @@ import Testing
 
 /// Server-Sent Events over real sockets on loopback: a Hummingbird server on a port the system
 /// picks, raw SwiftNIO clients reading the byte stream.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(2)))
 struct ServerSentEventsTests {
     private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
         let router = Router()
@@ -112,4 +113,5 @@ struct ServerSentEventsTests {
             await unknown.close()
         }
     }
+}
 }

@@ -7,7 +7,8 @@ import Testing
 /// Each policy with a real stalled client — connected, request sent, reading nothing, a small
 /// receive buffer — beside a healthy client on the same endpoint, while the feed sends 16 KB
 /// events until the policy has acted (the socket buffers and the client's buffer are full).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(3)))
 struct SlowClientPolicyTests {
     static let payload = String(repeating: "x", count: 16_000)
 
@@ -118,4 +119,5 @@ struct SlowClientPolicyTests {
             #expect(await waitUntil { feed.stats.connectedClients == 0 })
         }
     }
+}
 }

@@ -11,6 +11,10 @@ import Sluice
 import SluiceHTTP
 import Testing
 
+/// The suites that run a server and clients on loopback: one at a time (each test in order), so
+/// that their timings and resident-memory readings are not disturbed by one another.
+@Suite(.serialized) enum OverLoopback {}
+
 /// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
 /// wait on events, never on durations). Returns whether it held.
 @discardableResult
@@ -29,7 +33,7 @@ func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuil
                    _ body: (_ port: Int, _ group: ServiceGroup) async throws -> R) async throws -> R {
     let (ports, portSink) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "SluiceHTTPTests")
-    logger.logLevel = .warning
+    logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           services: services,
                           onServerRunning: { channel in portSink.yield(channel.localAddress!.port!) }, logger: logger)
@@ -81,7 +85,8 @@ final class SSEClient: Sendable {
     struct State {
         var status: HTTPResponseStatus?
         var headers: HTTPHeaders?
-        var text = ""
+        var pending: [UInt8] = []
+        var scanned = 0
         var frames: [SSEFrame] = []
         var ended = false
         var closed = false
@@ -100,6 +105,7 @@ final class SSEClient: Sendable {
         let state = NIOLockedValueBox(State())
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.autoRead, value: reading)
+            .connectTimeout(.seconds(60))
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
@@ -156,12 +162,22 @@ private final class SSEHandler: ChannelInboundHandler {
             }
         case .body(let buffer):
             state.withLockedValue { state in
-                state.text += String(buffer: buffer)
-                while let end = state.text.range(of: "\n\n") {
-                    let block = state.text[..<end.lowerBound]
-                    state.text = String(state.text[end.upperBound...])
-                    state.frames.append(SSEHandler.parse(block))
+                state.pending += buffer.readableBytesView
+                // Frames end with a blank line; scan only what has not been scanned yet.
+                var index = max(state.scanned - 1, 0)
+                var start = 0
+                while index + 1 < state.pending.count {
+                    if state.pending[index] == UInt8(ascii: "\n"), state.pending[index + 1] == UInt8(ascii: "\n") {
+                        let block = String(decoding: state.pending[start..<index], as: UTF8.self)
+                        state.frames.append(SSEHandler.parse(block[...]))
+                        start = index + 2
+                        index = start
+                    } else {
+                        index += 1
+                    }
                 }
+                state.pending.removeFirst(start)
+                state.scanned = state.pending.count
             }
         case .end:
             state.withLockedValue { $0.ended = true }

@@ -12,7 +12,8 @@ import Testing
 /// A feed over WebSocket with hummingbird-websocket's own client, on loopback: events out as
 /// messages, resume after an id, the client's messages in as a publisher, the last message and
 /// the close on finish.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(2)))
 struct WebSocketFeedTests {
     /// A client connection run in a task, recording the text messages it receives.
     final class Client: Sendable {
@@ -102,4 +103,5 @@ struct WebSocketFeedTests {
             #expect(await waitUntil { feed.stats.connectedClients == 0 }, "\(feed.stats)")
         }
     }
+}
 }
