@@ -7,14 +7,14 @@ import Sluice
 /// ``SlowClientPolicy/bufferSize`` events) until its subscriber requests them; replayed events
 /// are read from the feed's window as they are requested, outside that buffer. Messages are
 /// delivered on the thread that requests them or on the upstream's thread, one at a time.
-public struct FeedClient<Output: Sendable>: Publisher {
+public struct FeedClient<Value: Sendable>: Publisher {
     /// What the client receives.
-    public typealias Output = FeedMessage<Output>
+    public typealias Output = FeedMessage<Value>
     /// ``FeedClientFailure/fellBehind(buffered:)`` under ``SlowClientPolicy/disconnect(buffer:)``.
     public typealias Failure = FeedClientFailure
 
     /// The feed.
-    public let feed: EventFeed<Output>
+    public let feed: EventFeed<Value>
     /// The id after which this client starts (`nil`: with the next live event).
     public let lastEventID: UInt64?
     /// What happens when this client falls behind.
@@ -22,7 +22,7 @@ public struct FeedClient<Output: Sendable>: Publisher {
 
     /// Joins the feed: attaches to its live events, takes the replay from its window, then hands
     /// the subscription to `subscriber`.
-    public func receive<S: Subscriber>(subscriber: S) where S.Input == FeedMessage<Output>, S.Failure == FeedClientFailure {
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == FeedMessage<Value>, S.Failure == FeedClientFailure {
         let subscription = ClientSubscription(feed: feed, policy: policy, downstream: subscriber)
         feed.subject.subscribe(subscription)   // live events from now on are buffered
         let start = feed.resumption(after: lastEventID)

@@ -70,7 +70,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
             kept = incoming(publisher)
         }
         defer { kept?.cancel() }
-        let reading = kept == nil
+        let reading = incoming == nil
         let server = self
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
