@@ -1,0 +1,227 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import Sluice
+
+/// A feed client's subscriber on the socket's side: it keeps at most `window` messages requested,
+/// hands them to the task that writes to the socket, and requests as many again only once that
+/// task's write of them has completed (the writer follows the channel's writability). Also
+/// carries the stream's heartbeat ticks and the reasons to stop writing at once (the peer closed
+/// its side, the client was disconnected by policy, a shutdown that a stalled client outlasted).
+final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @unchecked Sendable {
+    typealias Input = FeedMessage<Output>
+    typealias Failure = FeedClientFailure
+
+    /// What the writing task is to do next.
+    enum Step {
+        case write([FeedMessage<Output>])
+        case heartbeat
+        case finish
+        case stop(reason: StopReason)
+    }
+
+    /// Why a stream stops without its last message.
+    enum StopReason: Error {
+        case fellBehind
+        case peerClosed
+        case shutdownTimedOut
+        case cancelled
+    }
+
+    private struct State {
+        var subscription: (any Subscription)?
+        var pending: [FeedMessage<Output>] = []
+        var finished = false
+        var stop: StopReason?
+        var wroteSinceTick = false
+        var heartbeatDue = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var stopWaiter: CheckedContinuation<Void, Never>?
+        var timers: [Scheduled<Void>] = []
+        var heartbeatTask: RepeatedTask?
+        var ended = false
+    }
+
+    private let window: Int
+    private let shutdownGrace: TimeAmount
+    private let eventLoop: any EventLoop
+    private let state = NIOLockedValueBox(State())
+
+    init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop) {
+        self.window = window
+        self.shutdownGrace = shutdownGrace
+        self.eventLoop = eventLoop
+        if let heartbeat {
+            let task = eventLoop.scheduleRepeatedTask(initialDelay: heartbeat, delay: heartbeat) { [weak self] _ in
+                self?.tick()
+            }
+            state.withLockedValue { $0.heartbeatTask = task }
+        }
+    }
+
+    // MARK: Subscriber
+
+    func receive(subscription: any Subscription) {
+        let keep = state.withLockedValue { state -> Bool in
+            guard !state.ended, state.stop == nil else { return false }
+            state.subscription = subscription
+            return true
+        }
+        if keep { subscription.request(.max(window)) } else { subscription.cancel() }
+    }
+
+    func receive(_ message: FeedMessage<Output>) -> Subscribers.Demand {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            state.pending.append(message)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+        return .none
+    }
+
+    func receive(completion: Subscribers.Completion<FeedClientFailure>) {
+        switch completion {
+        case .finished:
+            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+                state.finished = true
+                state.subscription = nil
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        case .failure:
+            stop(.fellBehind)
+        }
+    }
+
+    func feedIsFinishing() {
+        let timer = eventLoop.scheduleTask(in: shutdownGrace) { [weak self] () -> Void in self?.stop(.shutdownTimedOut) }
+        let late = state.withLockedValue { state -> Bool in
+            guard !state.ended else { return true }
+            state.timers.append(timer)
+            return false
+        }
+        if late { timer.cancel() }
+    }
+
+    // MARK: The writing task's side
+
+    /// Waits for the next thing to write (or a reason to end).
+    func next() async -> Step {
+        while true {
+            let step = state.withLockedValue { state -> Step? in
+                if let stop = state.stop { return .stop(reason: stop) }
+                if state.ended { return .stop(reason: .cancelled) }
+                if !state.pending.isEmpty {
+                    defer { state.pending.removeAll(keepingCapacity: true) }
+                    state.wroteSinceTick = true
+                    return .write(state.pending)
+                }
+                if state.finished { return .finish }
+                if state.heartbeatDue {
+                    state.heartbeatDue = false
+                    return .heartbeat
+                }
+                return nil
+            }
+            if let step { return step }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLockedValue { state -> Bool in
+                    if state.stop != nil || state.ended || !state.pending.isEmpty || state.finished || state.heartbeatDue {
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    /// `count` messages were written: requests as many more.
+    func wrote(_ count: Int) {
+        guard count > 0, let subscription = state.withLockedValue({ $0.subscription }) else { return }
+        subscription.request(.max(count))
+    }
+
+    /// Returns when the stream is to stop at once (throwing its reason), or when the writing task
+    /// is cancelled (it ended).
+    func waitForStop() async throws {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLockedValue { state -> Bool in
+                    if state.stop != nil || state.ended { return true }
+                    state.stopWaiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            self.end()
+        }
+        if let stop = state.withLockedValue({ $0.stop }) { throw stop }
+    }
+
+    /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
+    func stop(_ reason: StopReason) {
+        let (subscription, waiters) = state.withLockedValue { state -> ((any Subscription)?, [CheckedContinuation<Void, Never>]) in
+            guard state.stop == nil, !state.ended else { return (nil, []) }
+            state.stop = reason
+            defer {
+                state.subscription = nil
+                state.waiter = nil
+                state.stopWaiter = nil
+            }
+            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 })
+        }
+        subscription?.cancel()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The stream has ended: timers stop, the feed subscription (if still there) is cancelled, and
+    /// whoever waits is released.
+    func end() {
+        let (subscription, waiters, timers, heartbeat) = state.withLockedValue { state in
+            state.ended = true
+            defer {
+                state.subscription = nil
+                state.waiter = nil
+                state.stopWaiter = nil
+                state.timers = []
+                state.heartbeatTask = nil
+            }
+            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 }, state.timers, state.heartbeatTask)
+        }
+        subscription?.cancel()
+        for timer in timers { timer.cancel() }
+        heartbeat?.cancel()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
+    /// shutdown message, then finishes.
+    func shutDown() {
+        let subscription = state.withLockedValue { $0.subscription }
+        (subscription as? any GracefullyFinishable)?.finish(reason: "the server is shutting down")
+    }
+
+    private func tick() {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            if state.wroteSinceTick {
+                state.wroteSinceTick = false
+                return nil
+            }
+            state.heartbeatDue = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// A feed subscription that can end its stream with a shutdown message.
+protocol GracefullyFinishable: AnyObject {
+    func finish(reason: String)
+}
+
+extension ClientSubscription: GracefullyFinishable {}

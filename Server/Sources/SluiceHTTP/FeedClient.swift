@@ -1,0 +1,33 @@
+import Sluice
+
+/// One client of an ``EventFeed`` (``EventFeed/client(after:policy:)``): a publisher of the
+/// ``FeedMessage``s this client is to get.
+///
+/// Each subscription joins the feed as a client of its own: live events wait in its buffer (of
+/// ``SlowClientPolicy/bufferSize`` events) until its subscriber requests them; replayed events
+/// are read from the feed's window as they are requested, outside that buffer. Messages are
+/// delivered on the thread that requests them or on the upstream's thread, one at a time.
+public struct FeedClient<Value: Sendable>: Publisher {
+    /// What the client receives.
+    public typealias Output = FeedMessage<Value>
+    /// ``FeedClientFailure/fellBehind(buffered:)`` under ``SlowClientPolicy/disconnect(buffer:)``.
+    public typealias Failure = FeedClientFailure
+
+    /// The feed.
+    public let feed: EventFeed<Value>
+    /// The id after which this client starts (`nil`: with the next live event).
+    public let lastEventID: UInt64?
+    /// What happens when this client falls behind.
+    public let policy: SlowClientPolicy
+
+    /// Joins the feed: attaches to its live events, takes the replay from its window, then hands
+    /// the subscription to `subscriber`.
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == FeedMessage<Value>, S.Failure == FeedClientFailure {
+        let subscription = ClientSubscription(feed: feed, policy: policy, downstream: subscriber)
+        feed.subject.subscribe(subscription)   // live events from now on are buffered
+        let start = feed.resumption(after: lastEventID)
+        subscription.start(replay: start.replay, reset: start.reset, startAfter: start.startAfter)
+        subscriber.receive(subscription: subscription)
+        subscription.attached()
+    }
+}

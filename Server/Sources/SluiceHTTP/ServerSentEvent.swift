@@ -1,0 +1,35 @@
+import NIOCore
+
+/// One Server-Sent Event's content: its optional `event:` name and its `data:` text, encoded once
+/// (the `id:` line is added per event by the feed's numbering).
+///
+/// Map a publisher's values to this type before the ``EventFeed``, so that each event is encoded
+/// once for all clients: `EventFeed(prices.map { ServerSentEvent(data: $0.json) })`.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event's name (`event:`), or `nil` for the default, `message`.
+    public let event: String?
+    /// The event's data; each line becomes one `data:` line.
+    public let data: String
+    /// `event:` and `data:` lines and the blank line that ends the event.
+    let encoded: ByteBuffer
+
+    /// An event with `data` and, optionally, a name. Line breaks in `data` (LF, CRLF or CR) split it
+    /// into `data:` lines, as the SSE format requires; a CR or LF in `event` is replaced by a space.
+    public init(data: String, event: String? = nil) {
+        self.event = event
+        self.data = data
+        var buffer = ByteBuffer()
+        if let event {
+            buffer.writeString("event: ")
+            buffer.writeString(String(event.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }))
+            buffer.writeString("\n")
+        }
+        for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            buffer.writeString("data: ")
+            buffer.writeSubstring(line)
+            buffer.writeString("\n")
+        }
+        buffer.writeString("\n")
+        encoded = buffer
+    }
+}

@@ -1,0 +1,158 @@
+import HummingbirdWebSocket
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Sluice
+
+/// An ``EventFeed`` served over WebSocket: each connection a client of the feed with its own
+/// demand, buffer and ``SlowClientPolicy``, its events out as text or binary messages; the
+/// client's own messages in as a publisher.
+///
+/// ```swift
+/// let chat = WebSocketFeed(feed: feed)                      // EventFeed<String>: text messages
+/// wsRouter.ws("chat") { inbound, outbound, context in
+///     try await chat.serve(inbound: inbound, outbound: outbound,
+///                          after: context.request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }) { incoming in
+///         incoming.sink(receiveCompletion: { _ in }) { message in post(message) }
+///     }
+/// }
+/// ```
+///
+/// - **Out**: each event is one message from ``encode`` (for `String` feeds: the text; for
+///   `ByteBuffer` feeds: the bytes as a binary message). What SSE says with named events is said
+///   with text messages of JSON: `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
+///   (`null` when unknown), `{"event":"shutdown","reason":"…"}`. A client at most
+///   ``ServerSentEvents/Options/window`` events requested; more only when the writes of the
+///   previous ones have completed (the writer waits while the channel is not writable).
+/// - **In**: the client's messages as a publisher that reads the next message from the socket
+///   only when its subscriber has demand; it finishes when the client closes, fails on a
+///   protocol error or a message over `maxMessageSize`.
+/// - **Ends**: as for ``ServerSentEvents``: the policy's disconnect and a shutdown outlasted by a
+///   stalled client end the connection at once; ``EventFeed/finish(reason:)`` sends the shutdown
+///   message, then a close frame (`going away`). On the server's graceful shutdown
+///   hummingbird-websocket itself sends a close frame as well, so the shutdown message may not
+///   reach a client first there.
+public struct WebSocketFeed<Output: Sendable>: Sendable {
+    /// The feed served.
+    public let feed: EventFeed<Output>
+    /// How each connection behaves (the `retry` and heartbeat settings do not apply: WebSocket
+    /// has its own pings).
+    public let options: ServerSentEvents<Output>.Options
+    /// The message for each event.
+    public let encode: @Sendable (_ id: UInt64, _ value: Output) -> WebSocketMessage
+
+    /// Serves `feed`, each event as the message `encode` makes of it (its id, to let clients resume
+    /// with `lastEventId`, and its value).
+    public init(feed: EventFeed<Output>, options: ServerSentEvents<Output>.Options = .init(),
+                encode: @escaping @Sendable (_ id: UInt64, _ value: Output) -> WebSocketMessage) {
+        self.feed = feed
+        self.options = options
+        self.encode = encode
+    }
+
+    /// Streams the feed to this connection's client, from after `lastEventID`, until the feed
+    /// finishes, the client leaves or falls behind under a disconnecting policy. `incoming`, if
+    /// given, gets the client's messages as a publisher; what it returns is kept until the
+    /// connection ends, then cancelled.
+    public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, after lastEventID: UInt64? = nil,
+                      maxMessageSize: Int = 1 << 20,
+                      incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil) async throws {
+        let outlet = ClientOutlet<Output>(window: options.window, heartbeat: nil,
+                                          shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
+        defer { outlet.end() }
+        feed.client(after: lastEventID, policy: options.policy).subscribe(outlet)
+        let messages = inbound.messages(maxSize: maxMessageSize)
+        var kept: (any Cancellable)?
+        if let incoming {
+            let publisher = messages.asPublisher
+                .handleEvents(receiveCompletion: { _ in outlet.stop(.peerClosed) })
+                .eraseToAnyPublisher()
+            kept = incoming(publisher)
+        }
+        defer { kept?.cancel() }
+        let reading = incoming == nil
+        let server = self
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.pump(outlet, outbound) }
+                group.addTask { try await outlet.waitForStop() }
+                if reading {   // nobody reads the client's messages: read them here to see it leave
+                    group.addTask {
+                        do { for try await _ in messages {} } catch {}
+                        outlet.stop(.peerClosed)
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            outlet.shutDown()
+        }
+    }
+
+    private func pump(_ outlet: ClientOutlet<Output>, _ outbound: WebSocketOutboundWriter) async throws {
+        while true {
+            switch await outlet.next() {
+            case .write(let messages):
+                for message in messages { try await write(message, to: outbound) }
+                outlet.wrote(messages.count)
+            case .heartbeat:
+                break
+            case .finish:
+                try await outbound.close(.goingAway, reason: "the feed has finished")
+                return
+            case .stop(let reason):
+                throw reason
+            }
+        }
+    }
+
+    private func write(_ message: FeedMessage<Output>, to outbound: WebSocketOutboundWriter) async throws {
+        switch message {
+        case .event(let id, let value):
+            switch encode(id, value) {
+            case .text(let text): try await outbound.write(.text(text))
+            case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
+            }
+        case .dropped(let count):
+            try await outbound.write(.text("{\"event\":\"dropped\",\"dropped\":\(count)}"))
+        case .reset(let missed):
+            try await outbound.write(.text("{\"event\":\"reset\",\"missed\":\(missed.map(String.init) ?? "null")}"))
+        case .shutdown(let reason):
+            try await outbound.write(.text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}"))
+        }
+    }
+}
+
+extension WebSocketFeed where Output == String {
+    /// Serves a feed of text, each event as a text message of its value.
+    public init(feed: EventFeed<String>, options: ServerSentEvents<String>.Options = .init()) {
+        self.init(feed: feed, options: options) { _, text in .text(text) }
+    }
+}
+
+extension WebSocketFeed where Output == ByteBuffer {
+    /// Serves a feed of bytes, each event as a binary message of its value.
+    public init(feed: EventFeed<ByteBuffer>, options: ServerSentEvents<ByteBuffer>.Options = .init()) {
+        self.init(feed: feed, options: options) { _, bytes in .binary(bytes) }
+    }
+}
+
+/// `text` as a JSON string literal.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}

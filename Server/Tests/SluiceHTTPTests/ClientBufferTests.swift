@@ -1,0 +1,112 @@
+@testable import SluiceHTTP
+import Sluice
+import Testing
+
+/// A client's buffer and policy, without sockets: replay before live events, no duplicate across
+/// the seam, each policy's drops and where the client is told, demand honoured.
+@Suite struct ClientBufferTests {
+    private func drain(_ buffer: inout ClientBuffer<String>) -> [String] {
+        var out: [String] = []
+        while let message = buffer.next() {
+            switch message {
+            case .event(let id, let value): out.append("\(id):\(value)")
+            case .dropped(let count): out.append("dropped \(count)")
+            case .reset(let missed): out.append("reset \(missed.map(String.init) ?? "?")")
+            case .shutdown(let reason): out.append("shutdown \(reason)")
+            }
+        }
+        return out
+    }
+
+    @Test func replayComesFirstAndOverlapIsSkipped() {
+        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 4))
+        #expect(buffer.offer(5, "e") == .buffered)    // live before the start: already in the replay
+        #expect(buffer.offer(6, "f") == .buffered)
+        buffer.start(replay: [(4, "d"), (5, "e")], reset: nil, startAfter: 5)
+        #expect(buffer.offer(5, "e") == .duplicate)
+        #expect(buffer.offer(7, "g") == .buffered)
+        #expect(drain(&buffer).isEmpty)               // no demand yet
+        buffer.add(.max(2))
+        #expect(drain(&buffer) == ["4:d", "5:e"])
+        buffer.add(.unlimited)
+        #expect(drain(&buffer) == ["6:f", "7:g"])
+    }
+
+    @Test func resetComesBeforeTheOldestKept() {
+        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 4))
+        buffer.start(replay: [(10, "j")], reset: .some(6), startAfter: 10)
+        buffer.add(.unlimited)
+        #expect(drain(&buffer) == ["reset 6", "10:j"])
+    }
+
+    @Test func dropOldestTellsTheCountBeforeTheEventsAfterTheGap() {
+        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 2))
+        buffer.start(replay: [], reset: nil, startAfter: 0)
+        #expect(buffer.offer(1, "a") == .buffered)
+        #expect(buffer.offer(2, "b") == .buffered)
+        #expect(buffer.offer(3, "c") == .droppedOldest)
+        #expect(buffer.offer(4, "d") == .droppedOldest)
+        buffer.add(.max(1))
+        #expect(drain(&buffer) == ["dropped 2"])      // the notice takes a unit of demand
+        buffer.add(.unlimited)
+        #expect(drain(&buffer) == ["3:c", "4:d"])
+    }
+
+    @Test func dropNewestTellsTheCountAtTheGap() {
+        var buffer = ClientBuffer<String>(policy: .dropNewest(buffer: 2))
+        buffer.start(replay: [], reset: nil, startAfter: 0)
+        _ = buffer.offer(1, "a")
+        _ = buffer.offer(2, "b")
+        #expect(buffer.offer(3, "c") == .droppedNewest)
+        #expect(buffer.offer(4, "d") == .droppedNewest)
+        buffer.add(.max(1))
+        #expect(drain(&buffer) == ["1:a"])
+        #expect(buffer.offer(5, "e") == .buffered)    // room again: the gap is recorded before it
+        buffer.add(.unlimited)
+        #expect(drain(&buffer) == ["2:b", "dropped 2", "5:e"])
+        #expect(buffer.offer(6, "f") == .buffered)
+        #expect(drain(&buffer) == ["6:f"])
+    }
+
+    @Test func disconnectEmptiesTheBufferAndTakesNothingMore() {
+        var buffer = ClientBuffer<String>(policy: .disconnect(buffer: 1))
+        buffer.start(replay: [], reset: nil, startAfter: 0)
+        #expect(buffer.offer(1, "a") == .buffered)
+        #expect(buffer.offer(2, "b") == .overflow)
+        #expect(buffer.failed)
+        #expect(buffer.offer(3, "c") == .closed)
+        buffer.add(.unlimited)
+        #expect(drain(&buffer).isEmpty)
+    }
+
+    @Test func shutdownComesAfterWhatIsBufferedAndEndsTheStream() {
+        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 8))
+        buffer.start(replay: [], reset: nil, startAfter: 0)
+        _ = buffer.offer(1, "a")
+        let first = buffer.finish(reason: "bye")
+        let second = buffer.finish(reason: "again")
+        #expect(first && !second)
+        #expect(buffer.offer(2, "b") == .closed)
+        buffer.add(.max(1))
+        #expect(drain(&buffer) == ["1:a"])
+        #expect(!buffer.shutdownDelivered)
+        buffer.add(.max(5))
+        #expect(drain(&buffer) == ["shutdown bye"])
+        #expect(buffer.shutdownDelivered)
+    }
+
+    @Test func ringKeepsOrderAcrossManyRounds() {
+        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 3))
+        buffer.start(replay: [], reset: nil, startAfter: 0)
+        var delivered: [String] = []
+        var id: UInt64 = 0
+        for _ in 0..<50 {
+            id += 1; _ = buffer.offer(id, "x")
+            id += 1; _ = buffer.offer(id, "x")
+            buffer.add(.max(2))
+            delivered += drain(&buffer)
+        }
+        #expect(delivered == (1...100).map { "\($0):x" })
+        #expect(buffer.bufferedEvents == 0)
+    }
+}

@@ -1,0 +1,130 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Sluice
+import SluiceHTTP
+import Testing
+
+/// Clients that leave in the middle of an event, a thousand clients coming and going while
+/// events flow, and shutdown with clients connected — over real sockets on loopback.
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(5)))
+struct ClientLifecycleTests {
+    private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("events") { request, _ in events.response(to: request) }
+        return router
+    }
+
+    /// Sends events until cancelled, `size` characters each.
+    private func produce(_ subject: PassthroughSubject<ServerSentEvent, Never>, size: Int, pause: Duration?) -> Task<Void, Never> {
+        let filler = String(repeating: "y", count: size)
+        return Task {
+            var i = 0
+            while !Task.isCancelled {
+                i += 1
+                subject.send(ServerSentEvent(data: "\(i) \(filler)"))
+                if let pause { try? await Task.sleep(for: pause) } else if i % 8 == 0 { await Task.yield() }
+            }
+        }
+    }
+
+    @Test func clientsThatLeaveMidEventAreGoneFromTheFeed() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject)
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
+        try await withServer(router(events)) { port, _ in
+            let producer = produce(subject, size: 64_000, pause: nil)   // large events: a close lands mid-event
+            for round in 1...20 {
+                let client = try await SSEClient.connect(port: port)
+                // Leave after a part of an event has arrived (some bytes, no complete frame yet) or after a few.
+                #expect(await client.wait { $0.filter(\.isEvent).count >= round % 3 })
+                await client.close()
+            }
+            #expect(await waitUntil { feed.stats.connectedClients == 0 }, "\(feed.stats)")
+            // The server still serves: a new client gets live events.
+            let after = try await SSEClient.connect(port: port)
+            #expect(await after.wait { $0.filter(\.isEvent).count >= 3 })
+            await after.close()
+            #expect(await waitUntil { feed.stats.connectedClients == 0 })
+            producer.cancel()
+            await producer.value
+        }
+    }
+
+    @Test func aThousandClientsComeAndGoWhileEventsFlowWithoutLeaking() async throws {
+        ensureFileDescriptors(8_192)
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 64))
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: .seconds(5)))
+        try await withServer(router(events)) { port, _ in
+            let producer = produce(subject, size: 200, pause: .milliseconds(500))
+
+            /// 1,000 clients, 50 connecting at a time; each waits for live events, then all leave.
+            func round() async throws -> (peakClients: Int, resident: Int) {
+                var clients: [SSEClient] = []
+                for _ in 0..<20 {
+                    let batch = try await withThrowingTaskGroup(of: SSEClient.self) { group in
+                        for _ in 0..<50 { group.addTask { try await SSEClient.connect(port: port) } }
+                        return try await group.reduce(into: [SSEClient]()) { $0.append($1) }
+                    }
+                    clients += batch
+                }
+                #expect(await waitUntil { feed.stats.connectedClients == 1_000 }, "\(feed.stats)")
+                let peak = feed.stats.connectedClients
+                for client in clients { #expect(await client.wait { $0.filter(\.isEvent).count >= 1 }) }
+                let resident = residentBytes()
+                await withTaskGroup(of: Void.self) { group in
+                    for client in clients { group.addTask { await client.close() } }
+                }
+                #expect(await waitUntil { feed.stats.connectedClients == 0 }, "\(feed.stats)")
+                return (peak, resident)
+            }
+
+            let initial = residentBytes()
+            _ = try await round()   // warms up: allocator arenas, NIO's pools, the subject's storage
+            let before = residentBytes()
+            let measured = try await round()
+            let after = residentBytes()
+            producer.cancel()
+            await producer.value
+            print("1,000 clients: resident \(initial / 1_024) KiB before any, \(before / 1_024) KiB after a first round, "
+                  + "\(measured.resident / 1_024) KiB with the second round's, \(after / 1_024) KiB after it; \(feed.stats)")
+            #expect(measured.peakClients == 1_000)
+            #expect(Double(after) <= Double(before) * 1.10, "resident \(before) → \(after)")
+        }
+    }
+
+    @Test func shutdownGivesEveryClientTheLastEventAndNothingHangs() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject)
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(1), window: 1))
+        var trigger = ContinuousClock.now
+        var clients: [SSEClient] = []
+        var stalled: SSEClient?
+        try await withServer(router(events), services: [feed]) { port, group in
+            for _ in 0..<5 { clients.append(try await SSEClient.connect(port: port)) }
+            stalled = try await SSEClient.connect(port: port, reading: false, receiveBuffer: 4_096)
+            #expect(await waitUntil { feed.stats.connectedClients == 6 })
+            let big = String(repeating: "z", count: 64_000)
+            for i in 1...100 { subject.send(ServerSentEvent(data: "\(i) \(big)")) }   // fills the stalled socket
+            for client in clients { #expect(await client.wait { $0.last?.id == 100 }) }
+            trigger = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+        }
+        let stopped = ContinuousClock.now - trigger
+        print("Shutdown with 6 clients (1 stalled, grace 1 s): server stopped \(stopped) after the trigger")
+        // The server has stopped (withServer returned after the service group ended).
+        for client in clients {
+            #expect(client.frames.last == SSEFrame(event: "shutdown", data: ["the server is shutting down"]))
+            #expect(client.events.compactMap(\.id) == Array(1...100))
+            #expect(await waitUntil { client.ended })
+        }
+        #expect(feed.stats.connectedClients == 0)
+        #expect(feed.isFinished)   // the feed, a service of the group, finished too
+        #expect(stopped < .seconds(30))
+        await stalled?.close()
+    }
+}
+}

@@ -1,0 +1,104 @@
+import Sluice
+import SluiceHTTP
+import SluiceTesting
+import Testing
+
+/// The feed as a publisher of clients, without sockets: numbering, replay and reset, per-client
+/// demand and policy, stats, shutdown; and the contract kit over a client.
+@Suite struct EventFeedTests {
+    private func ids(_ messages: [FeedMessage<String>]) -> [UInt64] {
+        messages.compactMap { if case .event(let id, _) = $0 { id } else { nil } }
+    }
+
+    @Test func numbersEachEventOnceAndEachClientPullsAtItsOwnPace() {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject)
+        let fast = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        let slow = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .max(1))
+        feed.client().subscribe(fast)
+        feed.client().subscribe(slow)
+        for value in ["a", "b", "c"] { subject.send(value) }
+        #expect(fast.values == [.event(id: 1, "a"), .event(id: 2, "b"), .event(id: 3, "c")])
+        #expect(slow.values == [.event(id: 1, "a")])   // the rest waits in its buffer
+        slow.request(.max(5))
+        #expect(slow.values == fast.values)
+        #expect(feed.stats == FeedStats(connectedClients: 2, eventsPublished: 3, eventsDelivered: 6))
+        slow.cancel()
+        #expect(feed.stats.connectedClients == 1)
+    }
+
+    @Test func replaysAfterAnIdOrResetsWhenItIsTooOld() {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 3))
+        for i in 1...10 { subject.send("v\(i)") }
+        let within = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client(after: 8).subscribe(within)
+        let edge = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client(after: 7).subscribe(edge)
+        let tooOld = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client(after: 2).subscribe(tooOld)
+        let current = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client(after: 10).subscribe(current)
+        subject.send("v11")
+        #expect(ids(within.values) == [9, 10, 11])
+        #expect(ids(edge.values) == [8, 9, 10, 11])
+        #expect(tooOld.values.first == .reset(missed: 5))
+        #expect(ids(tooOld.values) == [8, 9, 10, 11])
+        #expect(current.values == [.event(id: 11, "v11")])
+    }
+
+    @Test func dropsForTheSlowClientAloneAndCountsIt() throws {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(policy: .dropOldest(buffer: 2)))
+        let stalled = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .max(1))
+        let disconnecting = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .max(1))
+        let healthy = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client().subscribe(stalled)
+        feed.client(policy: .disconnect(buffer: 2)).subscribe(disconnecting)
+        feed.client().subscribe(healthy)
+        var emitted: [FeedStats] = []
+        let watch = feed.statsPublisher.sink { emitted.append($0) }
+        for i in 1...5 { subject.send("v\(i)") }
+        #expect(ids(healthy.values) == [1, 2, 3, 4, 5])
+        #expect(disconnecting.completion == .failure(.fellBehind(buffered: 2)))
+        #expect(ids(disconnecting.values) == [1])
+        stalled.request(.unlimited)
+        #expect(stalled.values == [.event(id: 1, "v1"), .dropped(count: 2), .event(id: 4, "v4"), .event(id: 5, "v5")])
+        #expect(feed.stats == FeedStats(connectedClients: 2, eventsPublished: 5, eventsDelivered: 9, eventsDropped: 2,
+                                        clientsDisconnected: 1))
+        #expect(emitted.first == FeedStats(connectedClients: 3))
+        let last = try #require(emitted.last)
+        #expect(last.eventsDropped == 2 && last.clientsDisconnected == 1 && last.connectedClients == 2)
+        watch.cancel()
+    }
+
+    @Test func finishingSendsTheLastMessageAfterWhatIsBuffered() {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject)
+        let client = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .max(1))
+        feed.client().subscribe(client)
+        subject.send("a")
+        subject.send("b")
+        feed.finish(reason: "bye")
+        #expect(client.completion == nil)
+        client.request(.max(2))
+        #expect(client.values == [.event(id: 1, "a"), .event(id: 2, "b"), .shutdown(reason: "bye")])
+        #expect(client.completion == .finished)
+        #expect(feed.stats.connectedClients == 0)
+        let late = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client().subscribe(late)
+        #expect(late.values == [.shutdown(reason: "bye")] && late.completion == .finished)
+    }
+
+    @Test func anUpstreamThatEndsFinishesTheFeed() {
+        let feed = EventFeed(["a", "b"].publisher)
+        #expect(feed.isFinished && feed.lastEventID == 2)
+        let client = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
+        feed.client(after: 0).subscribe(client)
+        #expect(client.values == [.event(id: 1, "a"), .event(id: 2, "b"), .shutdown(reason: "the event stream ended")])
+    }
+
+    @Test func aClientKeepsThePublisherContract() async throws {
+        try await PublisherContract.verify { EventFeed((1...10).publisher).client(after: 0) }
+    }
+}

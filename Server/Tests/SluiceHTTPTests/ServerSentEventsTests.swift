@@ -1,0 +1,117 @@
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import Sluice
+import SluiceHTTP
+import Testing
+
+/// Server-Sent Events over real sockets on loopback: a Hummingbird server on a port the system
+/// picks, raw SwiftNIO clients reading the byte stream.
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(2)))
+struct ServerSentEventsTests {
+    private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("events") { request, _ in events.response(to: request) }
+        return router
+    }
+
+    @Test func numbersEventsOnceForAllClientsWithRetryFirstAndHeartbeatsWhenIdle() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject)
+        let events = ServerSentEvents(feed: feed, options: .init(retry: .milliseconds(2_500), heartbeat: .milliseconds(100)))
+        try await withServer(router(events)) { port, _ in
+            let first = try await SSEClient.connect(port: port)
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            subject.send(ServerSentEvent(data: "one"))
+            subject.send(ServerSentEvent(data: "two\nlines", event: "named"))
+            let second = try await SSEClient.connect(port: port)
+            #expect(await waitUntil { feed.stats.connectedClients == 2 })
+            subject.send(ServerSentEvent(data: "three"))
+            #expect(await first.wait { $0.filter { $0.id != nil }.count == 3 })
+            #expect(await second.wait { $0.filter { $0.id != nil }.count == 1 })
+            // Nothing more is sent: the idle streams get heartbeat comments.
+            #expect(await first.wait { $0.filter { $0.comments == ["heartbeat"] }.count >= 2 })
+            #expect(await second.wait { $0.contains { $0.comments == ["heartbeat"] } })
+
+            #expect(first.status == .ok)
+            #expect(first.headers?["Content-Type"] == ["text/event-stream"])
+            #expect(first.headers?["Cache-Control"] == ["no-cache"])
+            let frames = first.frames
+            #expect(frames.first == SSEFrame(retry: 2_500))
+            let numbered = frames.filter { $0.id != nil }
+            #expect(numbered == [SSEFrame(id: 1, data: ["one"]), SSEFrame(id: 2, event: "named", data: ["two", "lines"]),
+                                 SSEFrame(id: 3, data: ["three"])])
+            #expect(second.frames.filter { $0.id != nil } == [SSEFrame(id: 3, data: ["three"])])   // the same id
+            #expect(feed.stats.eventsPublished == 3 && feed.stats.eventsDelivered == 4)
+            await first.close()
+            await second.close()
+            #expect(await waitUntil { feed.stats.connectedClients == 0 })
+        }
+    }
+
+    @Test func resumingWithinTheWindowGetsExactlyTheMissedEventsThenLiveOnes() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 1_000))
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
+        try await withServer(router(events)) { port, _ in
+            let first = try await SSEClient.connect(port: port)
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            for i in 1...5 { subject.send(ServerSentEvent(data: "e\(i)")) }
+            #expect(await first.wait { $0.filter(\.isEvent).count == 5 })
+            await first.close()
+            #expect(await waitUntil { feed.stats.connectedClients == 0 })
+            for i in 6...10 { subject.send(ServerSentEvent(data: "e\(i)")) }   // missed while away
+
+            let header = try await SSEClient.connect(port: port, lastEventID: "5")
+            #expect(await header.wait { $0.filter(\.isEvent).count == 5 })
+            let query = try await SSEClient.connect(port: port, path: "/events?lastEventId=8")
+            #expect(await query.wait { $0.filter(\.isEvent).count == 2 })
+            subject.send(ServerSentEvent(data: "e11"))
+            #expect(await header.wait { $0.filter(\.isEvent).count == 6 })
+            #expect(await query.wait { $0.filter(\.isEvent).count == 3 })
+            #expect(header.events.compactMap(\.id) == Array(6...11))
+            #expect(header.events.map(\.data) == (6...11).map { ["e\($0)"] })
+            #expect(query.events.compactMap(\.id) == Array(9...11))
+            #expect(!header.frames.contains { $0.event != nil })   // no reset, no drop
+
+            // Resuming while events flow: the replay and the live stream meet without a duplicate or a gap.
+            let sender = Task {
+                for i in 12...2_011 {
+                    subject.send(ServerSentEvent(data: "e\(i)"))
+                    if i % 50 == 0 { await Task.yield() }
+                }
+            }
+            let racing = try await SSEClient.connect(port: port, lastEventID: "11")
+            await sender.value
+            #expect(await racing.wait { $0.last?.id == 2_011 })
+            #expect(racing.events.compactMap(\.id) == Array(12...2_011))
+            for client in [header, query, racing] { await client.close() }
+        }
+    }
+
+    @Test func resumingFromBeforeTheWindowIsToldFirst() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 4))
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
+        try await withServer(router(events)) { port, _ in
+            for i in 1...20 { subject.send(ServerSentEvent(data: "e\(i)")) }   // 17...20 kept
+            let old = try await SSEClient.connect(port: port, lastEventID: "3")
+            #expect(await old.wait { $0.filter(\.isEvent).count == 4 })
+            let unknown = try await SSEClient.connect(port: port, lastEventID: "99")   // never given by this feed
+            #expect(await waitUntil { feed.stats.connectedClients == 2 })
+            subject.send(ServerSentEvent(data: "e21"))
+            #expect(await old.wait { $0.filter(\.isEvent).count == 5 })
+            #expect(await unknown.wait { $0.filter(\.isEvent).count == 1 })
+
+            let oldFrames = old.frames.filter { $0.retry == nil }
+            #expect(oldFrames.first == SSEFrame(event: "reset", data: ["{\"missed\":13}"]))
+            #expect(oldFrames.dropFirst().compactMap(\.id) == Array(17...21))
+            let unknownFrames = unknown.frames.filter { $0.retry == nil }
+            #expect(unknownFrames == [SSEFrame(event: "reset", data: ["{\"missed\":null}"]), SSEFrame(id: 21, data: ["e21"])])
+            await old.close()
+            await unknown.close()
+        }
+    }
+}
+}

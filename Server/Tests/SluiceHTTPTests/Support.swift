@@ -1,0 +1,239 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+import Sluice
+import SluiceHTTP
+import Testing
+
+/// The suites that run a server and clients on loopback: one at a time (each test in order), so
+/// that their timings and resident-memory readings are not disturbed by one another.
+@Suite(.serialized) enum OverLoopback {}
+
+/// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
+/// wait on events, never on durations). Returns whether it held.
+@discardableResult
+func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+}
+
+/// A Hummingbird application on a loopback port the system picks, run in a `ServiceGroup` (as a
+/// server runs it), for the duration of `body`; shut down gracefully afterwards.
+func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuilder = .http1(), services: [any Service] = [],
+                   _ body: (_ port: Int, _ group: ServiceGroup) async throws -> R) async throws -> R {
+    let (ports, portSink) = AsyncStream<Int>.makeStream()
+    var logger = Logger(label: "SluiceHTTPTests")
+    logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+    let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                          services: services,
+                          onServerRunning: { channel in portSink.yield(channel.localAddress!.port!) }, logger: logger)
+    let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+    let running = Task { try await group.run() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next())
+    do {
+        let result = try await body(port, group)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return result
+    } catch {
+        await group.triggerGracefulShutdown()
+        try? await running.value
+        throw error
+    }
+}
+
+/// One frame of an SSE stream as a client sees it: the fields of one block between blank lines.
+struct SSEFrame: Equatable, CustomStringConvertible {
+    var id: UInt64?
+    var event: String?
+    var data: [String] = []
+    var retry: Int?
+    var comments: [String] = []
+
+    var description: String {
+        var parts: [String] = []
+        if let id { parts.append("id \(id)") }
+        if let event { parts.append("event \(event)") }
+        if !data.isEmpty { parts.append("data \(data.joined(separator: "|").prefix(40))") }
+        if let retry { parts.append("retry \(retry)") }
+        if !comments.isEmpty { parts.append("comment \(comments)") }
+        return parts.joined(separator: ", ")
+    }
+
+    var isEvent: Bool { id != nil && event == nil }
+    var droppedCount: Int? {
+        guard event == "dropped", let text = data.first, let colon = text.lastIndex(of: ":") else { return nil }
+        return Int(text[text.index(after: colon)...].dropLast())
+    }
+}
+
+/// A raw SwiftNIO HTTP/1.1 client reading an SSE response as it arrives: it records the response
+/// head and every frame. With `reading` false it connects and sends its request but reads nothing
+/// (a stalled client: TCP fills up), until ``startReading()``.
+final class SSEClient: Sendable {
+    struct State {
+        var status: HTTPResponseStatus?
+        var headers: HTTPHeaders?
+        var pending: [UInt8] = []
+        var scanned = 0
+        var frames: [SSEFrame] = []
+        var ended = false
+        var closed = false
+    }
+
+    let channel: any Channel
+    private let state: NIOLockedValueBox<State>
+
+    private init(channel: any Channel, state: NIOLockedValueBox<State>) {
+        self.channel = channel
+        self.state = state
+    }
+
+    static func connect(port: Int, path: String = "/events", lastEventID: String? = nil, reading: Bool = true,
+                        receiveBuffer: Int? = nil) async throws -> SSEClient {
+        let state = NIOLockedValueBox(State())
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: reading)
+            .connectTimeout(.seconds(60))
+        if let receiveBuffer {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        let channel = try await bootstrap.channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                try channel.pipeline.syncOperations.addHandler(SSEHandler(state: state))
+            }
+        }.connect(host: "127.0.0.1", port: port).get()
+        var headers = HTTPHeaders([("Host", "127.0.0.1:\(port)"), ("Accept", "text/event-stream")])
+        if let lastEventID { headers.add(name: "Last-Event-ID", value: lastEventID) }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+        return SSEClient(channel: channel, state: state)
+    }
+
+    var frames: [SSEFrame] { state.withLockedValue { $0.frames } }
+    var events: [SSEFrame] { frames.filter(\.isEvent) }
+    var status: HTTPResponseStatus? { state.withLockedValue { $0.status } }
+    var headers: HTTPHeaders? { state.withLockedValue { $0.headers } }
+    /// The response ended (its last chunk arrived) or the connection closed.
+    var ended: Bool { state.withLockedValue { $0.ended || $0.closed } }
+    var closed: Bool { state.withLockedValue { $0.closed } }
+
+    @discardableResult
+    func wait(timeout: Double = 60, until condition: ([SSEFrame]) -> Bool) async -> Bool {
+        await waitUntil(timeout: timeout) { condition(frames) }
+    }
+
+    func startReading() async throws {
+        try await channel.setOption(.autoRead, value: true).get()
+        channel.read()
+    }
+
+    func close() async {
+        try? await channel.close().get()
+    }
+}
+
+private final class SSEHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let state: NIOLockedValueBox<SSEClient.State>
+
+    init(state: NIOLockedValueBox<SSEClient.State>) { self.state = state }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            state.withLockedValue {
+                $0.status = head.status
+                $0.headers = head.headers
+            }
+        case .body(let buffer):
+            state.withLockedValue { state in
+                state.pending += buffer.readableBytesView
+                // Frames end with a blank line; scan only what has not been scanned yet.
+                var index = max(state.scanned - 1, 0)
+                var start = 0
+                while index + 1 < state.pending.count {
+                    if state.pending[index] == UInt8(ascii: "\n"), state.pending[index + 1] == UInt8(ascii: "\n") {
+                        let block = String(decoding: state.pending[start..<index], as: UTF8.self)
+                        state.frames.append(SSEHandler.parse(block[...]))
+                        start = index + 2
+                        index = start
+                    } else {
+                        index += 1
+                    }
+                }
+                state.pending.removeFirst(start)
+                state.scanned = state.pending.count
+            }
+        case .end:
+            state.withLockedValue { $0.ended = true }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state.withLockedValue { $0.closed = true }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    static func parse(_ block: Substring) -> SSEFrame {
+        var frame = SSEFrame()
+        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(":") {
+                frame.comments.append(String(line.dropFirst().drop(while: { $0 == " " })))
+                continue
+            }
+            let (field, value): (Substring, Substring)
+            if let colon = line.firstIndex(of: ":") {
+                field = line[..<colon]
+                var rest = line[line.index(after: colon)...]
+                if rest.first == " " { rest = rest.dropFirst() }
+                value = rest
+            } else {
+                (field, value) = (line, "")
+            }
+            switch field {
+            case "id": frame.id = UInt64(value)
+            case "event": frame.event = String(value)
+            case "data": frame.data.append(String(value))
+            case "retry": frame.retry = Int(value)
+            default: break
+            }
+        }
+        return frame
+    }
+}
+
+/// Resident memory of this process, in bytes (`/proc/self/statm`).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Raises the soft limit on open files to at least `count` (up to the hard limit).
+func ensureFileDescriptors(_ count: Int) {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    if limit.rlim_cur < rlim_t(count) {
+        limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

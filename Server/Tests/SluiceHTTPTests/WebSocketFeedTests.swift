@@ -1,0 +1,107 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import HummingbirdWSClient
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import Sluice
+import SluiceHTTP
+import Testing
+
+/// A feed over WebSocket with hummingbird-websocket's own client, on loopback: events out as
+/// messages, resume after an id, the client's messages in as a publisher, the last message and
+/// the close on finish.
+extension OverLoopback {
+@Suite(.timeLimit(.minutes(2)))
+struct WebSocketFeedTests {
+    /// A client connection run in a task, recording the text messages it receives.
+    final class Client: Sendable {
+        let received: NIOLockedValueBox<[String]>
+        let close: NIOLockedValueBox<WebSocketCloseFrame?>
+        let done: NIOLockedValueBox<Bool>
+        private let task: Task<Void, Never>
+
+        init(port: Int, query: String = "", send: [String] = []) {
+            let received = NIOLockedValueBox<[String]>([])
+            let close = NIOLockedValueBox<WebSocketCloseFrame?>(nil)
+            let done = NIOLockedValueBox(false)
+            var logger = Logger(label: "ws-client")
+            logger.logLevel = .warning
+            self.received = received
+            self.close = close
+            self.done = done
+            task = Task { [logger] in
+                let frame = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws\(query)", logger: logger) { inbound, outbound, _ in
+                    for text in send { try await outbound.write(.text(text)) }
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        if case .text(let text) = message { received.withLockedValue { $0.append(text) } }
+                    }
+                }
+                close.withLockedValue { $0 = frame }
+                done.withLockedValue { $0 = true }
+            }
+        }
+
+        var messages: [String] { received.withLockedValue { $0 } }
+        func cancel() { task.cancel() }
+    }
+
+    @Test func sendsEventsResumesAndReceivesTheClientsMessages() async throws {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject)
+        let socket = WebSocketFeed(feed: feed)
+        let heard = NIOLockedValueBox<[String]>([])
+        let router = Router()
+        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.ws("ws") { inbound, outbound, context in
+            let after = context.request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }
+            try await socket.serve(inbound: inbound, outbound: outbound, after: after) { incoming in
+                incoming.sink(receiveCompletion: { _ in }) { message in
+                    if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
+                }
+            }
+        }
+        try await withServer(router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter)) { port, _ in
+            let first = Client(port: port, send: ["hello", "there"])
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            for text in ["a", "b", "c"] { subject.send(text) }
+            #expect(await waitUntil { first.messages.count == 3 })
+            #expect(first.messages == ["a", "b", "c"])
+            #expect(await waitUntil { heard.withLockedValue { $0 } == ["hello", "there"] })
+
+            let resumed = Client(port: port, query: "?lastEventId=1")
+            #expect(await waitUntil { resumed.messages.count == 2 })
+            subject.send("d")
+            #expect(await waitUntil { resumed.messages.count == 3 && first.messages.count == 4 })
+            #expect(resumed.messages == ["b", "c", "d"])
+
+            feed.finish(reason: "maintenance")
+            let last = #"{"event":"shutdown","reason":"maintenance"}"#
+            #expect(await waitUntil { first.done.withLockedValue { $0 } && resumed.done.withLockedValue { $0 } })
+            #expect(first.messages.last == last && resumed.messages.last == last)
+            #expect(first.close.withLockedValue { $0 }?.closeCode == .goingAway)
+            #expect(await waitUntil { feed.stats.connectedClients == 0 })
+        }
+    }
+
+    @Test func aClientThatLeavesIsGoneFromTheFeed() async throws {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject)
+        let socket = WebSocketFeed(feed: feed)
+        let router = Router()
+        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+        wsRouter.ws("ws") { inbound, outbound, _ in
+            try await socket.serve(inbound: inbound, outbound: outbound)   // no reader given: the feed reads to see it leave
+        }
+        try await withServer(router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter)) { port, _ in
+            let client = Client(port: port)
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            subject.send("x")
+            #expect(await waitUntil { client.messages == ["x"] })
+            client.cancel()   // the client's handler ends: it closes the connection
+            #expect(await waitUntil { feed.stats.connectedClients == 0 }, "\(feed.stats)")
+        }
+    }
+}
+}
