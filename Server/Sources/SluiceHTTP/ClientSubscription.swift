@@ -34,14 +34,16 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
     init(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: Downstream) {
         self.feed = feed
         state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream))
-        feed.counters.connected.add(1, ordering: .relaxed)
-        feed.changed()
     }
 
     var description: String { "EventFeed.Client" }
 
+    /// Sets where the client starts (it is attached to the feed's live events by now) and counts it
+    /// as connected: every event published from here on reaches it.
     func start(replay: [(UInt64, Output)], reset: UInt64??, startAfter: UInt64) {
         state.withLockedValue { $0.buffer.start(replay: replay, reset: reset, startAfter: startAfter) }
+        feed.counters.connected.add(1, ordering: .relaxed)
+        feed.changed()
     }
 
     /// The downstream has its subscription: deliveries may begin.
