@@ -80,6 +80,24 @@ let package = Package(
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
+        // The live example server (two instances sharing PostgreSQL, a page showing the feed) and
+        // the server side of the fan-out benchmark: Sluice beside async-algorithms' share() and a
+        // channel or stream per client, switched by --engine.
+        .executableTarget(
+            name: "sluice-feed",
+            dependencies: [
+                "SluiceHTTP",
+                "SluicePostgres",
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "SluiceNIOTests",
             dependencies: [

@@ -1,0 +1,96 @@
+import SluiceHTTP
+
+/// The server's command line:
+///
+/// ```
+/// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
+///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
+/// ```
+///
+/// `--port 0` lets the system pick a free port; the server prints the one it got.
+struct FeedOptions: Sendable {
+    var host = "127.0.0.1"
+    var port = 8080
+    var engine = EngineKind.sluice
+    /// Sluice's per-client buffer; the `n` of `share(bufferingPolicy: .bufferingLatest(n))` and of
+    /// `AsyncStream`'s `.bufferingNewest(n)`.
+    var buffer = 256
+    var policy = PolicyKind.dropOldest
+    var instance = "feed"
+    /// Publish posted events through PostgreSQL and feed from its notifications (settings from the
+    /// `SLUICE_PG_*` environment variables).
+    var postgres = false
+
+    /// The engines the server can fan out with.
+    enum EngineKind: String, CaseIterable, Sendable {
+        case sluice
+        case shareBounded = "share-bounded"
+        case shareLatest = "share-latest"
+        case channel
+        case stream
+    }
+
+    /// `--policy`: what Sluice's engine does with a client that falls behind.
+    enum PolicyKind: String, CaseIterable, Sendable {
+        case dropOldest = "drop-oldest"
+        case dropNewest = "drop-newest"
+        case disconnect
+    }
+
+    /// The Sluice engine's policy with the `--buffer` size.
+    var slowClientPolicy: SlowClientPolicy {
+        switch policy {
+        case .dropOldest: .dropOldest(buffer: buffer)
+        case .dropNewest: .dropNewest(buffer: buffer)
+        case .disconnect: .disconnect(buffer: buffer)
+        }
+    }
+
+    static let usage = """
+        usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
+                           [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
+                           [--instance NAME] [--postgres]
+        """
+
+    /// A command-line mistake, with what to say about it.
+    struct Mistake: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Parses the arguments after the program's name.
+    static func parse(_ arguments: some Collection<String>) throws(Mistake) -> FeedOptions {
+        var options = FeedOptions()
+        var rest = arguments.makeIterator()
+        func value(of flag: String) throws(Mistake) -> String {
+            guard let value = rest.next() else { throw Mistake(description: "\(flag) needs a value") }
+            return value
+        }
+        func number(of flag: String, atLeast minimum: Int) throws(Mistake) -> Int {
+            let text = try value(of: flag)
+            guard let number = Int(text), number >= minimum else {
+                throw Mistake(description: "\(flag) takes a whole number of at least \(minimum), not \(text)")
+            }
+            return number
+        }
+        while let flag = rest.next() {
+            switch flag {
+            case "--host": options.host = try value(of: flag)
+            case "--port": options.port = try number(of: flag, atLeast: 0)
+            case "--buffer": options.buffer = try number(of: flag, atLeast: 1)
+            case "--instance": options.instance = try value(of: flag)
+            case "--postgres": options.postgres = true
+            case "--engine":
+                let text = try value(of: flag)
+                guard let engine = EngineKind(rawValue: text) else { throw Mistake(description: "unknown engine \(text)") }
+                options.engine = engine
+            case "--policy":
+                let text = try value(of: flag)
+                guard let policy = PolicyKind(rawValue: text) else { throw Mistake(description: "unknown policy \(text)") }
+                options.policy = policy
+            default:
+                throw Mistake(description: "unknown argument \(flag)")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,84 @@
+/// `GET /`: a self-contained page (no external resources) that shows the feed live through
+/// `EventSource('/events')` — each event an `<li>` of its data text in `#events`, newest first,
+/// the last 200 kept; `#status` says "connected" or "reconnecting" — and posts text to
+/// `POST /events` from a small form. The instance's name is in the title and the heading.
+enum FeedPage {
+    static func html(instance: String, engine: String) -> String {
+        let name = escaped(instance)
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Sluice feed — \(name)</title>
+            <style>
+              body { font: 15px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 42rem; padding: 0 1rem; }
+              h1 { font-size: 1.4rem; margin-bottom: .2rem; }
+              #status { font-weight: 600; }
+              #status.connected { color: #17803d; }
+              #status.reconnecting { color: #b45309; }
+              form { display: flex; gap: .5rem; margin: 1rem 0; }
+              #text { flex: 1; padding: .3rem .5rem; }
+              #events { list-style: none; padding: 0; font-family: ui-monospace, monospace; }
+              #events li { border-bottom: 1px solid #ddd; padding: .25rem 0; }
+              #events li::before { content: attr(data-id) "  "; color: #888; }
+              #notices { color: #b45309; }
+            </style>
+            </head>
+            <body>
+            <h1>Sluice feed — instance <span id="instance">\(name)</span></h1>
+            <p>Engine <code>\(escaped(engine))</code> · <span id="status">connecting</span></p>
+            <form id="post">
+              <input id="text" name="text" autocomplete="off" placeholder="An event for every instance's clients" required>
+              <button type="submit">Post</button>
+            </form>
+            <p id="notices"></p>
+            <ul id="events"></ul>
+            <script>
+            const list = document.getElementById("events");
+            const status = document.getElementById("status");
+            const notices = document.getElementById("notices");
+            function show(state) { status.textContent = state; status.className = state; }
+            function notice(text) { notices.textContent = text; }
+            const source = new EventSource("/events");
+            source.onopen = () => show("connected");
+            source.onerror = () => show(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+            source.onmessage = (event) => {
+              const item = document.createElement("li");
+              item.textContent = event.data;
+              item.dataset.id = event.lastEventId;
+              list.prepend(item);
+              while (list.childElementCount > 200) list.lastElementChild.remove();
+            };
+            source.addEventListener("dropped", (event) => notice("missed " + JSON.parse(event.data).dropped + " events (this page fell behind)"));
+            source.addEventListener("reset", () => notice("missed events while away: the list may have a gap"));
+            source.addEventListener("shutdown", (event) => notice("the server is shutting down: " + event.data));
+            document.getElementById("post").addEventListener("submit", async (submit) => {
+              submit.preventDefault();
+              const field = document.getElementById("text");
+              const response = await fetch("/events", { method: "POST", body: field.value });
+              if (response.ok) field.value = ""; else notice("not posted: " + response.status);
+            });
+            </script>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// `text` safe inside HTML text and attribute values.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+
+/// sluice-feed: one stream of events to every SSE and WebSocket client, through the engine chosen
+/// with `--engine`; with `--postgres`, shared by every instance on one PostgreSQL channel. See
+/// ``FeedOptions`` for the command line, ``FeedRoutes`` for the HTTP protocol.
+@main
+struct FeedServer {
+    static func main() async throws {
+        let options: FeedOptions
+        do {
+            options = try FeedOptions.parse(CommandLine.arguments.dropFirst())
+        } catch {
+            FileHandle.standardError.write(Data("sluice-feed: \(error)\n\(FeedOptions.usage)\n".utf8))
+            exit(2)
+        }
+        let instance = options.instance
+        // A line of the server's log, on standard output, unbuffered (scripts wait for some).
+        let say: @Sendable (String) -> Void = { line in
+            FileHandle.standardOutput.write(Data("sluice-feed \(instance): \(line)\n".utf8))
+        }
+        OpenFileLimit.raise()
+
+        let engine: any FanOutEngine = switch options.engine {
+        case .sluice: SluiceEngine(policy: options.slowClientPolicy)
+        case .shareBounded: makeShareEngine(policy: .bounded(1))
+        case .shareLatest: makeShareEngine(policy: .bufferingLatest(options.buffer))
+        case .channel: ChannelPerClientEngine()
+        case .stream: StreamPerClientEngine(buffer: options.buffer)
+        }
+        let input = FeedInput(engine: engine)
+        let bench = BenchRun(input: input)
+        let relay = options.postgres
+            ? PostgresRelay(configuration: PostgresRelay.configurationFromEnvironment(), input: input, say: say)
+            : nil
+        let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, relay: relay)
+
+        var logger = Logger(label: "sluice-feed")
+        logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        let app = Application(
+            router: routes.httpRouter(),
+            server: .http1WebSocketUpgrade(webSocketRouter: routes.webSocketRouter()),
+            configuration: .init(address: .hostname(options.host, port: options.port), backlog: 4_096),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                say("engine \(options.engine.rawValue), serving on http://\(options.host):\(port)/")
+            },
+            logger: logger)
+
+        // Graceful shutdown on SIGINT or SIGTERM: the services stop in reverse order, so the feed
+        // first (the benchmark's timer stops, every stream gets its last event and ends), then the
+        // HTTP server, which then has no stream to wait for. A client that does not read its last
+        // event is cut off by the feed's grace period (Sluice's engine) or the group's limit.
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(service: app),
+                .init(service: FeedShutdown(engine: engine, bench: bench, relay: relay),
+                      successTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: configuration).run()
+        say("stopped")
+    }
+}

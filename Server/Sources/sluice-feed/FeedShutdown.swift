@@ -1,0 +1,17 @@
+import ServiceLifecycle
+
+/// The server's own part of a graceful shutdown, as a service: waits for it, then stops the
+/// benchmark's timer and PostgreSQL, and finishes the engine — every client gets its last event
+/// (`event: shutdown`) and its stream ends.
+struct FeedShutdown: Service {
+    let engine: any FanOutEngine
+    let bench: BenchRun
+    let relay: PostgresRelay?
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        bench.stop()
+        relay?.stop()
+        engine.finish()
+    }
+}

@@ -1,0 +1,72 @@
+import Hummingbird
+import HummingbirdWebSocket
+import Sluice
+import SluiceHTTP
+
+/// Sluice's engine: a `PassthroughSubject` into an `EventFeed`, each client its own subscriber
+/// with its own demand, buffer and `SlowClientPolicy` — over SSE (`ServerSentEvents`: `retry:`,
+/// heartbeats, resume after `Last-Event-ID`) and over WebSocket (`WebSocketFeed`).
+///
+/// Each event is encoded once, as a `ServerSentEvent`, for every client. The feed numbers events
+/// from 1 as they come, as ``FeedInput`` does, so its ids are the events' ids.
+final class SluiceEngine: FanOutEngine {
+    private let subject = PassthroughSubject<ServerSentEvent, Never>()
+    /// The feed, a `Service`: it finishes on graceful shutdown.
+    let feed: EventFeed<ServerSentEvent>
+    private let events: ServerSentEvents<ServerSentEvent>
+    private let socket: WebSocketFeed<ServerSentEvent>
+
+    init(policy: SlowClientPolicy) {
+        feed = EventFeed(subject, options: .init(replay: 1_024, policy: policy))
+        events = ServerSentEvents(feed: feed)
+        // Over WebSocket each event is a text message of JSON: {"id":n,"data":"…"}.
+        socket = WebSocketFeed(feed: feed) { id, event in .text("{\"id\":\(id),\"data\":\(jsonString(event.data))}") }
+    }
+
+    func publish(_ event: FeedEvent) {
+        subject.send(ServerSentEvent(data: event.text))
+    }
+
+    func eventsResponse(to request: Request) -> Response {
+        events.response(to: request)
+    }
+
+    /// Serves one WebSocket connection from after `lastEventID`; each text message the client
+    /// sends is handed to `post`.
+    func serveWebSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, after lastEventID: UInt64?,
+                        post: @escaping @Sendable (String) -> Void) async throws {
+        try await socket.serve(inbound: inbound, outbound: outbound, after: lastEventID, maxMessageSize: 64 * 1024) { incoming in
+            incoming.sink(receiveCompletion: { _ in }) { message in
+                if case .text(let text) = message { post(text) }
+            }
+        }
+    }
+
+    var stats: EngineStats {
+        let stats = feed.stats
+        return EngineStats(clients: stats.connectedClients, published: Int(stats.eventsPublished),
+                           delivered: stats.eventsDelivered, dropped: stats.eventsDropped,
+                           disconnected: stats.clientsDisconnected)
+    }
+
+    func finish() { feed.finish() }
+}
+
+/// `text` as a JSON string literal.
+func jsonString(_ text: String) -> String {
+    var json = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": json += "\\\""
+        case "\\": json += "\\\\"
+        case "\n": json += "\\n"
+        case "\r": json += "\\r"
+        case "\t": json += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: json.unicodeScalars.append(scalar)
+        }
+    }
+    return json + "\""
+}
