@@ -301,6 +301,7 @@ func soak(_ options: Options) -> Bool {
         let pipeline = stages.reduce(source) { $1.apply($0) }
         let exact = stages.allSatisfy(\.isStateless)
         if options.verbose { print("round \(round): \(stages)\(merged ? " merged" : "")") }
+        fflush(nil)   // into a pipe or a file too: if the round dies, what was printed before it is there
         let queues = stages.compactMap { stage -> DispatchQueue? in
             if case .receiveOn(let queue) = stage { return queue }
             return nil
