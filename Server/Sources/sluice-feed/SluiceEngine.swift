@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Sluice
@@ -52,21 +53,7 @@ final class SluiceEngine: FanOutEngine {
     func finish() { feed.finish() }
 }
 
-/// `text` as a JSON string literal.
+/// `text` as a JSON string literal (a string alone encodes as one).
 func jsonString(_ text: String) -> String {
-    var json = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": json += "\\\""
-        case "\\": json += "\\\\"
-        case "\n": json += "\\n"
-        case "\r": json += "\\r"
-        case "\t": json += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: json.unicodeScalars.append(scalar)
-        }
-    }
-    return json + "\""
+    String(decoding: (try? JSONEncoder().encode(text)) ?? Data(#""""#.utf8), as: UTF8.self)
 }
