@@ -25,6 +25,29 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+/// Opens one Server-Sent Events stream from `loop` to the server on loopback `port` (an
+/// ``EventStreamClient`` in the pipeline after NIO's HTTP client handlers). `connected` succeeds
+/// once the response head has come, and fails if the connection does; `receiveBuffer` sets the
+/// socket's `SO_RCVBUF` (a stalled client's small window).
+func openStream(on loop: any EventLoop, port: Int, timeout: TimeAmount, receiveBuffer: Int?, stalled: Bool,
+                record: LoopRecord, count: Int, connected: EventLoopPromise<Void>) -> EventLoopFuture<any Channel> {
+    var bootstrap = ClientBootstrap(group: loop).connectTimeout(timeout)
+    if let receiveBuffer {
+        bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+    }
+    let channel = bootstrap
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                try channel.pipeline.syncOperations.addHandler(
+                    EventStreamClient(stalled: stalled, record: record, count: count, connected: connected))
+            }
+        }
+        .connect(host: "127.0.0.1", port: port)
+    channel.cascadeFailure(to: connected)
+    return channel
+}
+
 // MARK: Options
 
 struct Options: Sendable {
@@ -437,22 +460,9 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
             let record = records[loopIndex]
             let stalled = isStalled(clientIndex)
             let connected = loop.makePromise(of: Void.self)
-            var bootstrap = ClientBootstrap(group: loop).connectTimeout(.seconds(10))
-            if stalled {
-                bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf),
-                                                    value: SocketOptionValue(options.stalledReceiveBuffer))
-            }
-            let count = options.count
-            let channel = bootstrap
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(
-                            EventStreamClient(stalled: stalled, record: record, count: count, connected: connected))
-                    }
-                }
-                .connect(host: "127.0.0.1", port: port)
-            channel.cascadeFailure(to: connected)
+            let channel = openStream(on: loop, port: port, timeout: .seconds(10),
+                                     receiveBuffer: stalled ? options.stalledReceiveBuffer : nil,
+                                     stalled: stalled, record: record, count: options.count, connected: connected)
             pending.append(channel.flatMap { channel in connected.futureResult.map { channel } })
         }
         for future in pending { channels.append(try future.wait()) }
@@ -529,17 +539,8 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
                 guard monotonicNanoseconds() < churnEnd else { return done.succeed() }
                 let connected = loop.makePromise(of: Void.self)
                 let record = LoopRecord()
-                let channel = ClientBootstrap(group: loop)
-                    .connectTimeout(.seconds(5))
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                            try channel.pipeline.syncOperations.addHandler(
-                                EventStreamClient(stalled: true, record: record, count: count, connected: connected))
-                        }
-                    }
-                    .connect(host: "127.0.0.1", port: port)
-                channel.cascadeFailure(to: connected)
+                let channel = openStream(on: loop, port: port, timeout: .seconds(5), receiveBuffer: nil,
+                                         stalled: true, record: record, count: count, connected: connected)
                 channel.flatMap { channel in connected.futureResult.flatMap { channel.close() } }
                     .whenComplete { result in
                         switch result {
