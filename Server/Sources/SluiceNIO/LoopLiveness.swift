@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
@@ -9,9 +10,13 @@ import Synchronization
 /// the distant future (a ``ShutdownSentinel``) whose cancellation marks the loop closed and runs the
 /// shutdown handlers (a future publisher fails its subscriber, a promise waiting for a publisher is
 /// failed — on the loop, where completing a promise needs no further task).
+///
+/// Its locks are NIO's (`pthread_mutex` underneath), like every lock in SluiceNIO: Thread Sanitizer
+/// sees how they hand state from one thread to the next, which it cannot for the standard
+/// library's `Mutex` (its lock word lives in the uninstrumented runtime).
 final class LoopLiveness: Sendable {
     private let open = Atomic<Bool>(true)
-    private let handlers = Mutex<Handlers>(Handlers())
+    private let handlers = NIOLockedValueBox<Handlers>(Handlers())
 
     private struct Handlers {
         var next: UInt64 = 0
@@ -24,7 +29,7 @@ final class LoopLiveness: Sendable {
     /// Registers `handler` to run on the loop's thread when the loop shuts down; `nil` (and the
     /// handler is not kept) when it has already.
     func onShutdown(_ handler: UncheckedAction) -> UInt64? {
-        handlers.withLock { handlers -> UInt64? in
+        handlers.withLockedValue { handlers -> UInt64? in
             guard isOpen else { return nil }
             handlers.next &+= 1
             handlers.byID[handlers.next] = handler
@@ -34,12 +39,12 @@ final class LoopLiveness: Sendable {
 
     /// Forgets a shutdown handler (its work is done).
     func removeShutdownHandler(_ id: UInt64) {
-        _ = handlers.withLock { $0.byID.removeValue(forKey: id) }
+        _ = handlers.withLockedValue { $0.byID.removeValue(forKey: id) }
     }
 
     /// The loop has stopped: marks it closed, then runs the handlers (outside the lock).
     func loopDidShutDown() {
-        let toRun = handlers.withLock { handlers -> [UncheckedAction] in
+        let toRun = handlers.withLockedValue { handlers -> [UncheckedAction] in
             open.store(false, ordering: .releasing)
             defer { handlers.byID = [:] }
             return Array(handlers.byID.values)
@@ -54,12 +59,12 @@ final class LoopLiveness: Sendable {
         let liveness: LoopLiveness
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let registry = NIOLockedValueBox<[ObjectIdentifier: Entry]>([:])
 
     /// The liveness of `loop`, made (and its sentinel set) the first time it is asked for.
     static func of(_ loop: any EventLoop) -> LoopLiveness {
         let key = ObjectIdentifier(loop)
-        let (liveness, isNew) = registry.withLock { entries -> (LoopLiveness, Bool) in
+        let (liveness, isNew) = registry.withLockedValue { entries -> (LoopLiveness, Bool) in
             if let entry = entries[key], entry.loop === loop { return (entry.liveness, false) }
             // Loops that are gone (a test's embedded loops) leave; the rest are few and long-lived.
             entries = entries.filter { $0.value.loop != nil }
