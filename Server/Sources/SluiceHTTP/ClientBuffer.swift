@@ -5,7 +5,7 @@ import Sluice
 /// while the client's writes are in progress, its demand, and its ``SlowClientPolicy``. The
 /// transitions say what to do; ``ClientSubscription`` does it outside its lock. Tested without
 /// sockets.
-struct ClientBuffer<Output> {
+struct ClientBuffer {
     /// What became of an event offered to the buffer.
     enum Admission: Equatable {
         /// Buffered (or delivered, if the client has demand).
@@ -24,13 +24,13 @@ struct ClientBuffer<Output> {
     }
 
     private enum Item {
-        case event(UInt64, Output)
+        case event(FeedEvent)
         case dropped(Int)
     }
 
     let policy: SlowClientPolicy
     private var reset: UInt64??              // a pending reset message (missed count, if known)
-    private var replay: ArraySlice<(UInt64, Output)> = []
+    private var replay: ArraySlice<FeedEvent> = []
     private var items = Deque<Item>()
     private(set) var bufferedEvents = 0
     private var headGap = 0                    // dropOldest: events lost before everything buffered
@@ -50,26 +50,26 @@ struct ClientBuffer<Output> {
     /// message if `reset` is non-nil; live events numbered up to `startAfter` are skipped, being
     /// either in `replay` or before the client's start. Events buffered live before this call
     /// and numbered up to `startAfter` are removed.
-    mutating func start(replay: [(UInt64, Output)], reset: UInt64??, startAfter: UInt64) {
+    mutating func start(replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
         self.replay = replay[...]
         self.reset = reset
         skipThrough = startAfter
-        while case .event(let id, _)? = items.first, id <= startAfter {
+        while case .event(let event)? = items.first, event.id <= startAfter {
             items.removeFirst()
             bufferedEvents -= 1
         }
     }
 
-    /// Offers the live event `id`.
-    mutating func offer(_ id: UInt64, _ value: Output) -> Admission {
+    /// Offers a live event.
+    mutating func offer(_ event: FeedEvent) -> Admission {
         if shutdown != nil || failed { return .closed }
-        if id <= skipThrough { return .duplicate }
+        if event.id <= skipThrough { return .duplicate }
         if bufferedEvents < policy.bufferSize {
             if tailGap > 0 {
                 items.append(.dropped(tailGap))
                 tailGap = 0
             }
-            items.append(.event(id, value))
+            items.append(.event(event))
             bufferedEvents += 1
             return .buffered
         }
@@ -79,7 +79,7 @@ struct ClientBuffer<Output> {
                 switch items.removeFirst() {
                 case .event:
                     headGap += 1
-                    items.append(.event(id, value))
+                    items.append(.event(event))
                     return .droppedOldest
                 case .dropped(let count):   // not made under this policy; kept for completeness
                     headGap += count
@@ -111,22 +111,22 @@ struct ClientBuffer<Output> {
     }
 
     /// The next message for the client, if it has demand and there is one.
-    mutating func next() -> FeedMessage<Output>? {
+    mutating func next() -> ClientMessage? {
         guard demand > .none, !failed, !shutdownDelivered else { return nil }
-        let message: FeedMessage<Output>
+        let message: ClientMessage
         if let missed = reset {
             reset = nil
             message = .reset(missed: missed)
-        } else if let (id, value) = replay.popFirst() {
-            message = .event(id: id, value)
+        } else if let event = replay.popFirst() {
+            message = .event(event)
         } else if headGap > 0 {
             message = .dropped(count: headGap)
             headGap = 0
         } else if let item = items.popFirst() {
             switch item {
-            case .event(let id, let value):
+            case .event(let event):
                 bufferedEvents -= 1
-                message = .event(id: id, value)
+                message = .event(event)
             case .dropped(let count):
                 message = .dropped(count: count)
             }

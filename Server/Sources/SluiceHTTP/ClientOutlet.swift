@@ -2,18 +2,18 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Sluice
 
-/// A feed client's subscriber on the socket's side: it keeps at most `window` messages requested,
+/// A feed client's sink on the socket's side: it keeps at most `window` messages requested,
 /// hands them to the task that writes to the socket, and requests as many again only once that
 /// task's write of them has completed (the writer follows the channel's writability). Also
 /// carries the stream's heartbeat ticks and the reasons to stop writing at once (the peer closed
 /// its side, the client was disconnected by policy, a shutdown that a stalled client outlasted).
-final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @unchecked Sendable {
-    typealias Input = FeedMessage<Output>
-    typealias Failure = FeedClientFailure
-
+///
+/// Messages are handed over in an array that the writer gives back when its write is done
+/// (``wrote(_:)``), so that a stream's steady state allocates nothing per batch.
+final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// What the writing task is to do next.
     enum Step {
-        case write([FeedMessage<Output>])
+        case write([ClientMessage])
         case heartbeat
         case finish
         case stop(reason: StopReason)
@@ -28,14 +28,15 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
     }
 
     private struct State {
-        var subscription: (any Subscription)?
-        var pending: [FeedMessage<Output>] = []
+        var subscription: ClientSubscription?
+        var pending: [ClientMessage] = []
+        var spare: [ClientMessage] = []
         var finished = false
         var stop: StopReason?
         var wroteSinceTick = false
         var heartbeatDue = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var stopWaiter: CheckedContinuation<Void, Never>?
+        var waiter: UnsafeContinuation<Void, Never>?
+        var stopWaiter: UnsafeContinuation<Void, Never>?
         var timers: [Scheduled<Void>] = []
         var heartbeatTask: RepeatedTask?
         var ended = false
@@ -58,9 +59,9 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
         }
     }
 
-    // MARK: Subscriber
+    // MARK: ClientSink
 
-    func receive(subscription: any Subscription) {
+    func receive(subscription: ClientSubscription) {
         let keep = state.withLockedValue { state -> Bool in
             guard !state.ended, state.stop == nil else { return false }
             state.subscription = subscription
@@ -69,8 +70,8 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
         if keep { subscription.request(.max(window)) } else { subscription.cancel() }
     }
 
-    func receive(_ message: FeedMessage<Output>) -> Subscribers.Demand {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+    func receive(_ message: ClientMessage) -> Subscribers.Demand {
+        let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
             state.pending.append(message)
             defer { state.waiter = nil }
             return state.waiter
@@ -82,7 +83,7 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
     func receive(completion: Subscribers.Completion<FeedClientFailure>) {
         switch completion {
         case .finished:
-            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
                 state.finished = true
                 state.subscription = nil
                 defer { state.waiter = nil }
@@ -113,9 +114,11 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
                 if let stop = state.stop { return .stop(reason: stop) }
                 if state.ended { return .stop(reason: .cancelled) }
                 if !state.pending.isEmpty {
-                    defer { state.pending.removeAll(keepingCapacity: true) }
                     state.wroteSinceTick = true
-                    return .write(state.pending)
+                    var batch: [ClientMessage] = []
+                    swap(&batch, &state.spare)     // the spare (always empty) becomes `pending`
+                    swap(&batch, &state.pending)
+                    return .write(batch)           // its only reference: given back unshared
                 }
                 if state.finished { return .finish }
                 if state.heartbeatDue {
@@ -125,7 +128,7 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
                 return nil
             }
             if let step { return step }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 let ready = state.withLockedValue { state -> Bool in
                     if state.stop != nil || state.ended || !state.pending.isEmpty || state.finished || state.heartbeatDue {
                         return true
@@ -138,9 +141,16 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
         }
     }
 
-    /// `count` messages were written: requests as many more.
-    func wrote(_ count: Int) {
-        guard count > 0, let subscription = state.withLockedValue({ $0.subscription }) else { return }
+    /// The messages of a ``Step/write(_:)`` were written: takes their array back for reuse and
+    /// requests as many more.
+    func wrote(_ messages: consuming [ClientMessage]) {
+        let count = messages.count
+        messages.removeAll(keepingCapacity: true)
+        let subscription = state.withLockedValue { state -> ClientSubscription? in
+            if state.spare.capacity < messages.capacity { swap(&state.spare, &messages) }
+            return state.subscription
+        }
+        guard count > 0, let subscription else { return }
         subscription.request(.max(count))
     }
 
@@ -148,7 +158,7 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
     /// is cancelled (it ended).
     func waitForStop() async throws {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 let ready = state.withLockedValue { state -> Bool in
                     if state.stop != nil || state.ended { return true }
                     state.stopWaiter = continuation
@@ -164,7 +174,7 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
 
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
     func stop(_ reason: StopReason) {
-        let (subscription, waiters) = state.withLockedValue { state -> ((any Subscription)?, [CheckedContinuation<Void, Never>]) in
+        let (subscription, waiters) = state.withLockedValue { state -> (ClientSubscription?, [UnsafeContinuation<Void, Never>]) in
             guard state.stop == nil, !state.ended else { return (nil, []) }
             state.stop = reason
             defer {
@@ -201,12 +211,11 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
     /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
     /// shutdown message, then finishes.
     func shutDown() {
-        let subscription = state.withLockedValue { $0.subscription }
-        (subscription as? any GracefullyFinishable)?.finish(reason: "the server is shutting down")
+        state.withLockedValue { $0.subscription }?.finish(reason: "the server is shutting down")
     }
 
     private func tick() {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
             if state.wroteSinceTick {
                 state.wroteSinceTick = false
                 return nil
@@ -218,10 +227,3 @@ final class ClientOutlet<Output: Sendable>: Subscriber, FeedFinishingObserver, @
         waiter?.resume()
     }
 }
-
-/// A feed subscription that can end its stream with a shutdown message.
-protocol GracefullyFinishable: AnyObject {
-    func finish(reason: String)
-}
-
-extension ClientSubscription: GracefullyFinishable {}

@@ -1,10 +1,15 @@
 import NIOConcurrencyHelpers
 import Sluice
 
-/// Told when the stream it receives begins to finish (the feed finished, or a graceful shutdown
-/// of this stream), before the last message is delivered: a socket writer uses it to bound how
-/// long it waits for a stalled client.
-protocol FeedFinishingObserver: AnyObject {
+/// Where one client's messages go: ``FeedClient``'s subscriber (through ``TypedClientSink``) or
+/// a socket's ``ClientOutlet``. The calls are a subscriber's, without the value's type.
+protocol ClientSink: AnyObject {
+    func receive(subscription: ClientSubscription)
+    func receive(_ message: ClientMessage) -> Subscribers.Demand
+    func receive(completion: Subscribers.Completion<FeedClientFailure>)
+    /// The stream begins to finish (the feed finished, or a graceful shutdown of this stream),
+    /// before the last message is delivered: a socket writer bounds how long it waits for a
+    /// stalled client from here.
     func feedIsFinishing()
 }
 
@@ -12,27 +17,65 @@ protocol FeedFinishingObserver: AnyObject {
 /// waits) and the subscription of the client's own subscriber, with a ``ClientBuffer`` between
 /// them behind a lock. Deliveries run outside the lock, one thread at a time (a message that
 /// arrives during a delivery is left to the delivering thread).
-final class ClientSubscription<Output: Sendable, Downstream: Subscriber>: Subscriber, Subscription,
-    CustomStringConvertible, @unchecked Sendable
-where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientFailure {
-    typealias Input = FeedEntry<Output>
+final class ClientSubscription: Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable {
+    typealias Input = FeedEvent
     typealias Failure = Never
 
     private struct State {
-        var buffer: ClientBuffer<Output>
-        var downstream: Downstream?
+        var buffer: ClientBuffer
+        var downstream: (any ClientSink)?
         var upstream: (any Subscription)?
         var upstreamCancelled = false
         var attached = false
         var delivering = false
         var failure: FeedClientFailure?
+
+        /// Takes the delivery role if it is free and there is something to do: the first step.
+        mutating func claim() -> Step? {
+            guard attached, !delivering, downstream != nil else { return nil }
+            delivering = true
+            return step()
+        }
+
+        /// The delivering thread's next step; gives the role up when there is nothing to do.
+        mutating func step() -> Step {
+            guard let downstream else {
+                delivering = false
+                return .stop
+            }
+            if let failure {
+                self.downstream = nil
+                delivering = false
+                return .complete(downstream, .failure(failure))
+            }
+            if let message = buffer.next() {
+                return .deliver(downstream, message)
+            }
+            if buffer.shutdownDelivered {
+                self.downstream = nil
+                delivering = false
+                return .complete(downstream, .finished)
+            }
+            delivering = false
+            return .stop
+        }
     }
 
-    private let feed: EventFeed<Output>
+    private enum Step {
+        case stop
+        case deliver(any ClientSink, ClientMessage)
+        case complete(any ClientSink, Subscribers.Completion<FeedClientFailure>)
+    }
+
+    private let counters: FeedCounters
+    private let changed: @Sendable () -> Void
+    private let finishReason: @Sendable () -> String?
     private let state: NIOLockedValueBox<State>
 
-    init(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: Downstream) {
-        self.feed = feed
+    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink) {
+        counters = feed.counters
+        changed = { feed.changed() }           // a client keeps its feed alive, as it always did
+        finishReason = { feed.finishReason }
         state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream))
     }
 
@@ -40,16 +83,19 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
 
     /// Sets where the client starts (it is attached to the feed's live events by now) and counts it
     /// as connected: every event published from here on reaches it.
-    func start(replay: [(UInt64, Output)], reset: UInt64??, startAfter: UInt64) {
+    func start(replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
         state.withLockedValue { $0.buffer.start(replay: replay, reset: reset, startAfter: startAfter) }
-        feed.counters.connected.add(1, ordering: .relaxed)
-        feed.changed()
+        counters.connected.add(1, ordering: .relaxed)
+        changed()
     }
 
     /// The downstream has its subscription: deliveries may begin.
     func attached() {
-        state.withLockedValue { $0.attached = true }
-        drain()
+        let first = state.withLockedValue { state -> Step? in
+            state.attached = true
+            return state.claim()
+        }
+        if let first { deliver(from: first) }
     }
 
     // MARK: From the feed
@@ -63,32 +109,31 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
         if keep { subscription.request(.unlimited) } else { subscription.cancel() }
     }
 
-    func receive(_ entry: FeedEntry<Output>) -> Subscribers.Demand {
-        let admission = state.withLockedValue { state -> ClientBuffer<Output>.Admission in
-            guard state.downstream != nil else { return .closed }
-            let admission = state.buffer.offer(entry.id, entry.value)
+    /// One lock per event: the event is offered to the buffer and, if nobody is delivering, the
+    /// first message to deliver is taken with it.
+    func receive(_ event: FeedEvent) -> Subscribers.Demand {
+        let (admission, first) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?) in
+            guard state.downstream != nil else { return (.closed, nil) }
+            let admission = state.buffer.offer(event)
             if admission == .overflow { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
-            return admission
+            return (admission, state.claim())
         }
         switch admission {
-        case .buffered:
-            drain()
-        case .droppedOldest, .droppedNewest:
-            feed.counters.dropped.add(1, ordering: .relaxed)
-            feed.changed()
-            drain()
-        case .overflow:
-            feed.counters.disconnected.add(1, ordering: .relaxed)
-            cancelUpstream()
-            drain()
-        case .duplicate, .closed:
+        case .buffered, .duplicate, .closed:
             break
+        case .droppedOldest, .droppedNewest:
+            counters.dropped.add(1, ordering: .relaxed)
+            changed()
+        case .overflow:
+            counters.disconnected.add(1, ordering: .relaxed)
+            cancelUpstream()
         }
+        if let first { deliver(from: first) }
         return .none
     }
 
     func receive(completion: Subscribers.Completion<Never>) {
-        finish(reason: feed.finishReason ?? "the server is shutting down")
+        finish(reason: finishReason() ?? "the server is shutting down")
     }
 
     /// Ends this client's stream after what is buffered and a shutdown message.
@@ -98,7 +143,7 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
         }
         guard finishing else { return }
         cancelUpstream()
-        (downstream as? any FeedFinishingObserver)?.feedIsFinishing()
+        downstream?.feedIsFinishing()
         drain()
     }
 
@@ -106,8 +151,11 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
 
     func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
-        state.withLockedValue { $0.buffer.add(demand) }
-        drain()
+        let first = state.withLockedValue { state -> Step? in
+            state.buffer.add(demand)
+            return state.claim()
+        }
+        if let first { deliver(from: first) }
     }
 
     func cancel() {
@@ -134,45 +182,18 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
     }
 
     private func leave() {
-        feed.counters.connected.subtract(1, ordering: .relaxed)
-        feed.changed()
-    }
-
-    private enum Step {
-        case stop
-        case deliver(Downstream, FeedMessage<Output>)
-        case complete(Downstream, Subscribers.Completion<FeedClientFailure>)
+        counters.connected.subtract(1, ordering: .relaxed)
+        changed()
     }
 
     private func drain() {
-        let mine = state.withLockedValue { state -> Bool in
-            guard state.attached, !state.delivering, state.downstream != nil else { return false }
-            state.delivering = true
-            return true
-        }
-        guard mine else { return }
+        if let first = state.withLockedValue({ $0.claim() }) { deliver(from: first) }
+    }
+
+    /// Runs the delivering thread's steps from `first` until there is nothing left to do.
+    private func deliver(from first: Step) {
+        var step = first
         while true {
-            let step = state.withLockedValue { state -> Step in
-                guard let downstream = state.downstream else {
-                    state.delivering = false
-                    return .stop
-                }
-                if let failure = state.failure {
-                    state.downstream = nil
-                    state.delivering = false
-                    return .complete(downstream, .failure(failure))
-                }
-                if let message = state.buffer.next() {
-                    return .deliver(downstream, message)
-                }
-                if state.buffer.shutdownDelivered {
-                    state.downstream = nil
-                    state.delivering = false
-                    return .complete(downstream, .finished)
-                }
-                state.delivering = false
-                return .stop
-            }
             switch step {
             case .stop:
                 return
@@ -182,9 +203,12 @@ where Downstream.Input == FeedMessage<Output>, Downstream.Failure == FeedClientF
                 downstream.receive(completion: completion)
                 return
             case .deliver(let downstream, let message):
-                if case .event = message { feed.counters.delivered.add(1, ordering: .relaxed) }
+                if case .event = message { counters.delivered.add(1, ordering: .relaxed) }
                 let more = downstream.receive(message)
-                if more > .none { state.withLockedValue { $0.buffer.add(more) } }
+                step = state.withLockedValue { state in
+                    if more > .none { state.buffer.add(more) }
+                    return state.step()
+                }
             }
         }
     }

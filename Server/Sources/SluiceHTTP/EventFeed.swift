@@ -45,14 +45,14 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     private struct State {
         var lastID: UInt64 = 0
-        var replay = Deque<(UInt64, Output)>()
+        var replay = Deque<FeedEvent>()
         var upstream: (any Subscription)?
         var finished: String?
     }
 
     /// The feed's settings.
     public let options: Options
-    let subject = PassthroughSubject<FeedEntry<Output>, Never>()
+    let subject = PassthroughSubject<FeedEvent, Never>()
     let counters = FeedCounters()
     private let changes = CurrentValueSubject<Void, Never>(())
     private let state = NIOLockedValueBox(State())
@@ -142,42 +142,48 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     }
 
     func publish(_ value: Output) {
-        let entry = state.withLockedValue { state -> FeedEntry<Output>? in
+        let event = state.withLockedValue { state -> FeedEvent? in
             guard state.finished == nil else { return nil }
             state.lastID += 1
+            let event: FeedEvent = TypedFeedEvent(id: state.lastID, value: value)
             if options.replay > 0 {
                 if state.replay.count == options.replay { state.replay.removeFirst() }
-                state.replay.append((state.lastID, value))
+                state.replay.append(event)
             }
-            return FeedEntry(id: state.lastID, value: value)
+            return event
         }
-        guard let entry else { return }
-        counters.published.store(entry.id, ordering: .relaxed)
-        subject.send(entry)
+        guard let event else { return }
+        counters.published.store(event.id, ordering: .relaxed)
+        subject.send(event)
+    }
+
+    /// Makes `sink` a client: attaches it to the live events, takes the replay from the window,
+    /// then hands it its subscription and begins deliveries.
+    func join(_ sink: any ClientSink, after lastEventID: UInt64?, policy: SlowClientPolicy) {
+        let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink)
+        subject.subscribe(subscription)   // live events from now on are buffered
+        let start = resumption(after: lastEventID)
+        subscription.start(replay: start.replay, reset: start.reset, startAfter: start.startAfter)
+        sink.receive(subscription: subscription)
+        subscription.attached()
     }
 
     /// Where a client resuming after `lastEventID` starts: the events to replay, a reset message
     /// (`.some(missed)`) if it is too old, and the id after which live events are new to it.
-    func resumption(after lastEventID: UInt64?) -> (replay: [(UInt64, Output)], reset: UInt64??, startAfter: UInt64) {
+    func resumption(after lastEventID: UInt64?) -> (replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
         state.withLockedValue { state in
             let last = state.lastID
             guard let requested = lastEventID, requested != last else { return ([], nil, last) }
             if requested > last {   // an id this feed never gave (another instance, or before a restart)
                 return ([], .some(nil), last)
             }
-            let oldest = state.replay.first?.0 ?? last + 1
+            let oldest = state.replay.first?.id ?? last + 1
             if requested + 1 >= oldest {
                 return (Array(state.replay[Int(requested + 1 - oldest)...]), nil, last)
             }
             return (Array(state.replay), .some(oldest - requested - 1), last)
         }
     }
-}
-
-/// An event as the feed's subject carries it to the clients: its number and value.
-struct FeedEntry<Output> {
-    let id: UInt64
-    let value: Output
 }
 
 /// The feed's subscriber to its upstream: forwards to the feed, which it does not keep alive.

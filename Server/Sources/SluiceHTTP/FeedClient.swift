@@ -23,11 +23,22 @@ public struct FeedClient<Value: Sendable>: Publisher {
     /// Joins the feed: attaches to its live events, takes the replay from its window, then hands
     /// the subscription to `subscriber`.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == FeedMessage<Value>, S.Failure == FeedClientFailure {
-        let subscription = ClientSubscription(feed: feed, policy: policy, downstream: subscriber)
-        feed.subject.subscribe(subscription)   // live events from now on are buffered
-        let start = feed.resumption(after: lastEventID)
-        subscription.start(replay: start.replay, reset: start.reset, startAfter: start.startAfter)
-        subscriber.receive(subscription: subscription)
-        subscription.attached()
+        feed.join(TypedClientSink<Value, S>(subscriber), after: lastEventID, policy: policy)
     }
+}
+
+/// A ``FeedClient``'s subscriber as a ``ClientSink``: gives each message back its value's type.
+final class TypedClientSink<Value: Sendable, Downstream: Subscriber>: ClientSink
+where Downstream.Input == FeedMessage<Value>, Downstream.Failure == FeedClientFailure {
+    private let downstream: Downstream
+
+    init(_ downstream: Downstream) { self.downstream = downstream }
+
+    func receive(subscription: ClientSubscription) { downstream.receive(subscription: subscription) }
+
+    func receive(_ message: ClientMessage) -> Subscribers.Demand { downstream.receive(message.typed(as: Value.self)) }
+
+    func receive(completion: Subscribers.Completion<FeedClientFailure>) { downstream.receive(completion: completion) }
+
+    func feedIsFinishing() {}   // a subscriber learns of the end from the shutdown message
 }

@@ -110,11 +110,11 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     private func serve(request: Request, after lastEventID: UInt64?, writer: any ResponseBodyWriter) async throws {
-        let outlet = ClientOutlet<Output>(
+        let outlet = ClientOutlet(
             window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
             shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.client(after: lastEventID, policy: options.policy).subscribe(outlet)
+        feed.join(outlet, after: lastEventID, policy: options.policy ?? feed.options.policy)
         let box = WriterBox(writer)
         let stream = self
         try await request.body.consumeWithInboundCloseHandler { _ in
@@ -134,7 +134,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// Writes what the outlet hands over until the stream ends; requests more after each write.
-    private func pump(_ outlet: ClientOutlet<Output>, _ box: WriterBox) async throws {
+    private func pump(_ outlet: ClientOutlet, _ box: WriterBox) async throws {
         if let retry = options.retry {
             try await box.writer.write(ByteBuffer(string: "retry: \(retry.milliseconds)\n\n"))
         }
@@ -145,7 +145,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
                 buffer.clear()
                 for message in messages { append(message, to: &buffer) }
                 try await box.writer.write(buffer)
-                outlet.wrote(messages.count)
+                outlet.wrote(messages)
             case .heartbeat:
                 try await box.writer.write(ByteBuffer(staticString: ": heartbeat\n\n"))
             case .finish:
@@ -157,13 +157,13 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
         }
     }
 
-    private func append(_ message: FeedMessage<Output>, to buffer: inout ByteBuffer) {
+    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer) {
         switch message {
-        case .event(let id, let value):
+        case .event(let event):
             buffer.writeStaticString("id: ")
-            buffer.writeString(String(id))
+            buffer.writeString(String(event.id))
             buffer.writeStaticString("\n")
-            var encoded = encode(value).encoded
+            var encoded = encode(event.value(as: Output.self)).encoded
             buffer.writeBuffer(&encoded)
         case .dropped(let count):
             buffer.writeString("event: dropped\ndata: {\"dropped\":\(count)}\n\n")

@@ -57,10 +57,10 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
     public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, after lastEventID: UInt64? = nil,
                       maxMessageSize: Int = 1 << 20,
                       incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil) async throws {
-        let outlet = ClientOutlet<Output>(window: options.window, heartbeat: nil,
-                                          shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
+        let outlet = ClientOutlet(window: options.window, heartbeat: nil,
+                                   shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.client(after: lastEventID, policy: options.policy).subscribe(outlet)
+        feed.join(outlet, after: lastEventID, policy: options.policy ?? feed.options.policy)
         let messages = inbound.messages(maxSize: maxMessageSize)
         var kept: (any Cancellable)?
         if let incoming {
@@ -90,12 +90,12 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         }
     }
 
-    private func pump(_ outlet: ClientOutlet<Output>, _ outbound: WebSocketOutboundWriter) async throws {
+    private func pump(_ outlet: ClientOutlet, _ outbound: WebSocketOutboundWriter) async throws {
         while true {
             switch await outlet.next() {
             case .write(let messages):
                 for message in messages { try await write(message, to: outbound) }
-                outlet.wrote(messages.count)
+                outlet.wrote(messages)
             case .heartbeat:
                 break
             case .finish:
@@ -107,10 +107,10 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         }
     }
 
-    private func write(_ message: FeedMessage<Output>, to outbound: WebSocketOutboundWriter) async throws {
+    private func write(_ message: ClientMessage, to outbound: WebSocketOutboundWriter) async throws {
         switch message {
-        case .event(let id, let value):
-            switch encode(id, value) {
+        case .event(let event):
+            switch encode(event.id, event.value(as: Output.self)) {
             case .text(let text): try await outbound.write(.text(text))
             case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
             }

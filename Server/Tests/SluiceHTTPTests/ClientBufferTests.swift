@@ -5,10 +5,10 @@ import Testing
 /// A client's buffer and policy, without sockets: replay before live events, no duplicate across
 /// the seam, each policy's drops and where the client is told, demand honoured.
 @Suite struct ClientBufferTests {
-    private func drain(_ buffer: inout ClientBuffer<String>) -> [String] {
+    private func drain(_ buffer: inout ClientBuffer) -> [String] {
         var out: [String] = []
         while let message = buffer.next() {
-            switch message {
+            switch message.typed(as: String.self) {
             case .event(let id, let value): out.append("\(id):\(value)")
             case .dropped(let count): out.append("dropped \(count)")
             case .reset(let missed): out.append("reset \(missed.map(String.init) ?? "?")")
@@ -19,10 +19,10 @@ import Testing
     }
 
     @Test func replayComesFirstAndOverlapIsSkipped() {
-        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 4))
+        var buffer = ClientBuffer(policy: .dropOldest(buffer: 4))
         #expect(buffer.offer(5, "e") == .buffered)    // live before the start: already in the replay
         #expect(buffer.offer(6, "f") == .buffered)
-        buffer.start(replay: [(4, "d"), (5, "e")], reset: nil, startAfter: 5)
+        buffer.start(replayOf: [(4, "d"), (5, "e")], reset: nil, startAfter: 5)
         #expect(buffer.offer(5, "e") == .duplicate)
         #expect(buffer.offer(7, "g") == .buffered)
         #expect(drain(&buffer).isEmpty)               // no demand yet
@@ -33,14 +33,14 @@ import Testing
     }
 
     @Test func resetComesBeforeTheOldestKept() {
-        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 4))
-        buffer.start(replay: [(10, "j")], reset: .some(6), startAfter: 10)
+        var buffer = ClientBuffer(policy: .dropOldest(buffer: 4))
+        buffer.start(replayOf: [(10, "j")], reset: .some(6), startAfter: 10)
         buffer.add(.unlimited)
         #expect(drain(&buffer) == ["reset 6", "10:j"])
     }
 
     @Test func dropOldestTellsTheCountBeforeTheEventsAfterTheGap() {
-        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 2))
+        var buffer = ClientBuffer(policy: .dropOldest(buffer: 2))
         buffer.start(replay: [], reset: nil, startAfter: 0)
         #expect(buffer.offer(1, "a") == .buffered)
         #expect(buffer.offer(2, "b") == .buffered)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func dropNewestTellsTheCountAtTheGap() {
-        var buffer = ClientBuffer<String>(policy: .dropNewest(buffer: 2))
+        var buffer = ClientBuffer(policy: .dropNewest(buffer: 2))
         buffer.start(replay: [], reset: nil, startAfter: 0)
         _ = buffer.offer(1, "a")
         _ = buffer.offer(2, "b")
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func disconnectEmptiesTheBufferAndTakesNothingMore() {
-        var buffer = ClientBuffer<String>(policy: .disconnect(buffer: 1))
+        var buffer = ClientBuffer(policy: .disconnect(buffer: 1))
         buffer.start(replay: [], reset: nil, startAfter: 0)
         #expect(buffer.offer(1, "a") == .buffered)
         #expect(buffer.offer(2, "b") == .overflow)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func shutdownComesAfterWhatIsBufferedAndEndsTheStream() {
-        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 8))
+        var buffer = ClientBuffer(policy: .dropOldest(buffer: 8))
         buffer.start(replay: [], reset: nil, startAfter: 0)
         _ = buffer.offer(1, "a")
         let first = buffer.finish(reason: "bye")
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func ringKeepsOrderAcrossManyRounds() {
-        var buffer = ClientBuffer<String>(policy: .dropOldest(buffer: 3))
+        var buffer = ClientBuffer(policy: .dropOldest(buffer: 3))
         buffer.start(replay: [], reset: nil, startAfter: 0)
         var delivered: [String] = []
         var id: UInt64 = 0
@@ -108,5 +108,16 @@ import Testing
         }
         #expect(delivered == (1...100).map { "\($0):x" })
         #expect(buffer.bufferedEvents == 0)
+    }
+}
+
+/// The buffer fed as the feed feeds it, with events of text.
+private extension ClientBuffer {
+    mutating func offer(_ id: UInt64, _ value: String) -> Admission {
+        offer(TypedFeedEvent(id: id, value: value))
+    }
+
+    mutating func start(replayOf replay: [(UInt64, String)], reset: UInt64??, startAfter: UInt64) {
+        start(replay: replay.map { TypedFeedEvent(id: $0.0, value: $0.1) }, reset: reset, startAfter: startAfter)
     }
 }
