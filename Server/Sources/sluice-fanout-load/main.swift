@@ -61,6 +61,8 @@ struct Options: Sendable {
     var grace = 15.0
     var deadline = 300.0
     var stalledReceiveBuffer = 4_096
+    /// Each event's data size in bytes (`size` of `/bench/start`); 0: the bare "<seq> <ns>".
+    var size = 0
 
     init(_ arguments: [String]) {
         var index = 1
@@ -87,11 +89,12 @@ struct Options: Sendable {
             case "--grace": grace = number(Double.self)
             case "--deadline": deadline = number(Double.self)
             case "--stalled-receive-buffer": stalledReceiveBuffer = number(Int.self)
+            case "--size": size = number(Int.self)
             case "--help", "-h":
                 FileHandle.standardError.write(Data("""
                     usage: sluice-fanout-load --port P [--clients N] [--stalled-percent X] [--count C] [--rate R]
                                               [--churn-seconds S] [--churn-concurrency K] [--grace S] [--deadline S]
-                                              [--stalled-receive-buffer BYTES]
+                                              [--stalled-receive-buffer BYTES] [--size BYTES]
 
                     """.utf8))
                 exit(0)
@@ -479,7 +482,7 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
     // The run.
     let runStart = monotonicNanoseconds()
     for (loop, record) in zip(loops, records) { try loop.submit { record.runStart = runStart }.wait() }
-    let (status, _) = try request(.POST, "/bench/start?count=\(options.count)&rate=\(options.rate)", port: port, on: control)
+    let (status, _) = try request(.POST, "/bench/start?count=\(options.count)&rate=\(options.rate)&size=\(options.size)", port: port, on: control)
     guard status == 202 else { throw LoadError.status(status) }
 
     func totals() throws -> LoopRecord {

@@ -5,6 +5,7 @@ import SluiceHTTP
 /// ```
 /// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
 ///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
+///             [--write-buffer BYTES]
 /// ```
 ///
 /// `--port 0` lets the system pick a free port; the server prints the one it got.
@@ -20,6 +21,11 @@ struct FeedOptions: Sendable {
     /// Publish posted events through PostgreSQL and feed from its notifications (settings from the
     /// `SLUICE_PG_*` environment variables).
     var postgres = false
+    /// The high-water mark of each connection's write buffer in bytes (the low one is half of it):
+    /// how much NIO holds for a client that does not read before the engine's writer is made to
+    /// wait. `nil`: NIO's default (64 KiB). The fan-out benchmark sets it small, for every engine,
+    /// so that a stalled client's back-pressure reaches the engine within tens of events.
+    var writeBuffer: Int?
 
     /// The engines the server can fan out with.
     enum EngineKind: String, CaseIterable, Sendable {
@@ -49,7 +55,7 @@ struct FeedOptions: Sendable {
     static let usage = """
         usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
-                           [--instance NAME] [--postgres]
+                           [--instance NAME] [--postgres] [--write-buffer BYTES]
         """
 
     /// A command-line mistake, with what to say about it.
@@ -79,6 +85,7 @@ struct FeedOptions: Sendable {
             case "--buffer": options.buffer = try number(of: flag, atLeast: 1)
             case "--instance": options.instance = try value(of: flag)
             case "--postgres": options.postgres = true
+            case "--write-buffer": options.writeBuffer = try number(of: flag, atLeast: 2)
             case "--engine":
                 let text = try value(of: flag)
                 guard let engine = EngineKind(rawValue: text) else { throw Mistake(description: "unknown engine \(text)") }

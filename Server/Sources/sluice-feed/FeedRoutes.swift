@@ -10,7 +10,8 @@ import NIOCore
 ///   (resume with `?lastEventId=n`); each text message the client sends is posted as an event.
 /// - `POST /events` — the body (UTF-8 text) becomes one event: through PostgreSQL to every
 ///   instance with `--postgres`, else straight into this instance's feed. 202.
-/// - `POST /bench/start?count=C&rate=R` — ``BenchRun``: 202 at once; 409 while a run is under way.
+/// - `POST /bench/start?count=C&rate=R[&size=S]` — ``BenchRun``: 202 at once; 409 while a run is
+///   under way.
 /// - `GET /stats` — JSON: `engine`, `instance`, `clients`, `published`, `delivered`, `dropped`,
 ///   `disconnected`, `cpuSeconds` (user + system), `rssBytes`.
 struct FeedRoutes: Sendable {
@@ -50,11 +51,12 @@ struct FeedRoutes: Sendable {
         router.post("/bench/start") { request, _ in
             let query = request.uri.queryParameters
             guard let count = query["count"].flatMap({ Int($0) }), count >= 0,
-                  let rate = query["rate"].flatMap({ Double($0) }), rate > 0, rate.isFinite
+                  let rate = query["rate"].flatMap({ Double($0) }), rate > 0, rate.isFinite,
+                  let size = query["size"].map({ Int($0) }) ?? 0, size >= 0, size <= Self.largestPost
             else {
-                return Self.text(.badRequest, "POST /bench/start?count=C&rate=R (C ≥ 0 events, R > 0 per second)\n")
+                return Self.text(.badRequest, "POST /bench/start?count=C&rate=R[&size=S] (C ≥ 0 events, R > 0 per second, S ≤ \(Self.largestPost) bytes)\n")
             }
-            guard bench.start(count: count, rate: rate) else {
+            guard bench.start(count: count, rate: rate, size: size) else {
                 return Self.text(.conflict, "a benchmark run is already under way\n")
             }
             return Response(status: .accepted)

@@ -42,7 +42,10 @@ struct FeedServer {
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let app = Application(
             router: routes.httpRouter(),
-            server: .http1WebSocketUpgrade(webSocketRouter: routes.webSocketRouter()),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: routes.webSocketRouter(),
+                configuration: .init(http1: .init(
+                    additionalChannelHandlers: options.writeBuffer.map { [WriteBufferLimit(highWaterMark: $0)] } ?? []))),
             configuration: .init(address: .hostname(options.host, port: options.port), backlog: 4_096),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
