@@ -52,8 +52,11 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
         self.shutdownGrace = shutdownGrace
         self.eventLoop = eventLoop
         if let heartbeat {
-            let task = eventLoop.scheduleRepeatedTask(initialDelay: heartbeat, delay: heartbeat) { [weak self] _ in
-                self?.tick()
+            // Holds the outlet until ``end()`` cancels it (the stream always ends with it). Not a
+            // weak reference: one would give the outlet a side table, and every retain of it, several
+            // per delivery, would take the runtime's slow path.
+            let task = eventLoop.scheduleRepeatedTask(initialDelay: heartbeat, delay: heartbeat) { _ in
+                self.tick()
             }
             state.withLockedValue { $0.heartbeatTask = task }
         }
@@ -96,7 +99,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     func feedIsFinishing() {
-        let timer = eventLoop.scheduleTask(in: shutdownGrace) { [weak self] () -> Void in self?.stop(.shutdownTimedOut) }
+        let timer = eventLoop.scheduleTask(in: shutdownGrace) { () -> Void in self.stop(.shutdownTimedOut) }   // until end()
         let late = state.withLockedValue { state -> Bool in
             guard !state.ended else { return true }
             state.timers.append(timer)
