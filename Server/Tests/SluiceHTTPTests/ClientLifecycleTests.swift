@@ -92,7 +92,15 @@ struct ClientLifecycleTests {
             print("1,000 clients: resident \(initial / 1_024) KiB before any, \(before / 1_024) KiB after a first round, "
                   + "\(measured.resident / 1_024) KiB with the second round's, \(after / 1_024) KiB after it; \(feed.stats)")
             #expect(measured.peakClients == 1_000)
-            #expect(Double(after) <= Double(before) * 1.10, "resident \(before) → \(after)")
+            // Not under a sanitizer, where resident memory is mostly its shadow memory, and where even
+            // the bytes allocated and not freed (`__sanitizer_get_current_allocated_bytes`, read once
+            // teardown has settled) grow by 1.3–1.7 MB per round of 1,000 connections to a plain
+            // Hummingbird stream without Sluice, as they do with the feed (1.5–2.2 MB): there the
+            // comparison would measure the server stack, not the feed. The run without a sanitizer
+            // makes it; under one, this test is the churn's race check.
+            if !runsUnderSanitizer {
+                #expect(Double(after) <= Double(before) * 1.10, "resident \(before) → \(after)")
+            }
         }
     }
 

@@ -221,6 +221,9 @@ private final class SSEHandler: ChannelInboundHandler {
     }
 }
 
+/// Whether this process runs under a sanitizer (its runtime's interface is linked in).
+let runsUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__sanitizer_get_current_allocated_bytes") != nil
+
 /// Resident memory of this process, in bytes (`/proc/self/statm`).
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
