@@ -157,10 +157,10 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         subject.send(event)
     }
 
-    /// Makes `sink` a client: attaches it to the live events, takes the replay from the window,
-    /// then hands it its subscription and begins deliveries.
-    func join(_ sink: any ClientSink, after lastEventID: UInt64?, policy: SlowClientPolicy) {
-        let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink)
+    /// Makes `sink` a client under `policy` (`nil`: the feed's): attaches it to the live events,
+    /// takes the replay from the window, then hands it its subscription and begins deliveries.
+    func join(_ sink: any ClientSink, after lastEventID: UInt64?, policy: SlowClientPolicy?) {
+        let subscription = ClientSubscription(feed: self, policy: policy ?? options.policy, downstream: sink)
         subject.subscribe(subscription)   // live events from now on are buffered
         let start = resumption(after: lastEventID)
         subscription.start(replay: start.replay, reset: start.reset, startAfter: start.startAfter)

@@ -114,7 +114,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
             window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
             shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.join(outlet, after: lastEventID, policy: options.policy ?? feed.options.policy)
+        feed.join(outlet, after: lastEventID, policy: options.policy)
         let box = WriterBox(writer)
         let stream = self
         try await request.body.consumeWithInboundCloseHandler { _ in

@@ -60,7 +60,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         let outlet = ClientOutlet(window: options.window, heartbeat: nil,
                                    shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.join(outlet, after: lastEventID, policy: options.policy ?? feed.options.policy)
+        feed.join(outlet, after: lastEventID, policy: options.policy)
         let messages = inbound.messages(maxSize: maxMessageSize)
         var kept: (any Cancellable)?
         if let incoming {
