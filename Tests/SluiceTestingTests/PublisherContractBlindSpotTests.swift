@@ -29,7 +29,7 @@ import Testing
         #expect(report.passed, "\(report)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aSecondCancelThatHangsBreaksRule4NotRule7() async {
         let report = await PublisherContract.check(scenarios: [.cancelInsideReceive, .cancelMidStream],
                                                    timeout: .milliseconds(200)) {
@@ -42,7 +42,7 @@ import Testing
         #expect(inside?.message.hasSuffix("cancel() again, inside receive(value #1) [thread 1]") == true, "\(report)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aFirstCancelThatDeadlocksInsideReceiveIsStillRule7() async {
         let report = await PublisherContract.check(scenarios: [.cancelInsideReceive], timeout: .milliseconds(200)) {
             DeadlockingPublisher()
