@@ -24,6 +24,7 @@ let package = Package(
     products: [
         .library(name: "SluiceNIO", targets: ["SluiceNIO"]),
         .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
+        .library(name: "SluiceFeed", targets: ["SluiceFeed"]),
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
     ],
     dependencies: [
@@ -46,10 +47,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
+        // The feed, transport-neutral: many clients of one stream of events, each at its own pace,
+        // with ids that a client resumes from (Sluice, NIOCore; no HTTP framework).
+        .target(
+            name: "SluiceFeed",
+            dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .target(
             name: "SluicePostgres",
             dependencies: [
                 "SluiceNIO",
+                "SluiceFeed",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -57,6 +71,7 @@ let package = Package(
         .target(
             name: "SluiceHTTP",
             dependencies: [
+                "SluiceFeed",
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -109,10 +124,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
+            name: "SluiceFeedTests",
+            dependencies: [
+                "SluiceFeed",
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "SluiceTesting", package: "Sluice"),
+            ]),
+        .testTarget(
             name: "SluicePostgresTests",
             dependencies: [
                 "SluicePostgres",
+                "SluiceHTTP",
                 .product(name: "SluiceTesting", package: "Sluice"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Sluice
+@_exported import SluiceFeed
 
 /// An ``EventFeed`` served as Server-Sent Events: one `text/event-stream` response per request,
 /// each a client of the feed with its own demand, buffer and ``SlowClientPolicy``.
@@ -14,7 +15,8 @@ import Sluice
 /// router.get("prices") { request, _ in events.response(to: request) }
 /// ```
 ///
-/// The stream: `retry:` first; then each event as `id:` (the feed's number), `event:` if named,
+/// The stream: `retry:` first; then each event as `id:` (its ``EventID``, `<epoch>-<position>`),
+/// `event:` if named,
 /// `data:` lines; `: heartbeat` comments while nothing else was written for a
 /// ``Options/heartbeat`` interval; `event: dropped` (data `{"dropped":n}`) where this client lost
 /// events by its policy; `event: reset` (data `{"missed":n}`, or `{"missed":null}` when unknown)
@@ -22,7 +24,9 @@ import Sluice
 /// your state"; `event: shutdown` (data: the reason) last when the feed or the server shuts down.
 ///
 /// - **Resume**: a request's `Last-Event-ID` header, or else its `lastEventId` query parameter,
-///   is the id the client has seen last (``EventFeed/client(after:policy:)``).
+///   is the id the client has seen last (``EventFeed/client(from:policy:)``); one that is not an
+///   id of this feed's epoch gets `event: reset` first. A feed over a log reads what the client
+///   missed from the log when its memory does not reach back so far.
 /// - **Demand**: a client has at most ``Options/window`` events requested from its feed
 ///   subscription; it requests more only when its write of the previous ones to the connection
 ///   has completed — Hummingbird's writer waits while the channel is not writable — so a slow
@@ -86,41 +90,44 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
         self.encode = encode
     }
 
-    /// The id a request resumes after: its `Last-Event-ID` header, else its `lastEventId` query
-    /// parameter; `nil` when neither is a number.
-    public static func lastEventID(of request: Request) -> UInt64? {
-        if let header = request.headers[HTTPField.Name("Last-Event-ID")!],
-           let id = UInt64(header.filter { !$0.isWhitespace }) {
-            return id
+    /// Where a request resumes: after its `Last-Event-ID` header's id, else its `lastEventId` query
+    /// parameter's; ``ResumePoint/live`` when it has neither, ``ResumePoint/unreadable(_:)`` when
+    /// the one it has is not an ``EventID``.
+    public static func resumePoint(of request: Request) -> ResumePoint {
+        if let header = request.headers[HTTPField.Name("Last-Event-ID")!] {
+            return ResumePoint(lastEventID: header)
         }
-        return request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }
+        return ResumePoint(lastEventID: request.uri.queryParameters["lastEventId"].map(String.init))
     }
 
     /// A `text/event-stream` response that streams the feed to this request's client, from after
     /// its last event id. The client joins the feed when the response body begins to be written.
-    public func response(to request: Request) -> Response {
-        let lastEventID = Self.lastEventID(of: request)
+    /// With `filter`, the client gets only the events it accepts (what it may see): the others
+    /// are skipped for it — they still count against its window — and it resumes past them.
+    public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
+        let start = Self.resumePoint(of: request)
         let stream = self
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"],
             body: ResponseBody { writer in
-                try await stream.serve(request: request, after: lastEventID, writer: writer)
+                try await stream.serve(request: request, from: start, filter: filter, writer: writer)
             })
     }
 
-    private func serve(request: Request, after lastEventID: UInt64?, writer: any ResponseBodyWriter) async throws {
+    private func serve(request: Request, from start: ResumePoint, filter: (@Sendable (Output) -> Bool)?,
+                       writer: any ResponseBodyWriter) async throws {
         let outlet = ClientOutlet(
             window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
             shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.join(outlet, after: lastEventID, policy: options.policy)
+        feed.join(outlet, from: start, policy: options.policy)
         let box = WriterBox(writer)
         let stream = self
         try await request.body.consumeWithInboundCloseHandler { _ in
             try await withGracefulShutdownHandler {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await stream.pump(outlet, box) }
+                    group.addTask { try await stream.pump(outlet, box, filter) }
                     group.addTask { try await outlet.waitForStop() }
                     try await group.next()
                     group.cancelAll()
@@ -134,7 +141,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// Writes what the outlet hands over until the stream ends; requests more after each write.
-    private func pump(_ outlet: ClientOutlet, _ box: WriterBox) async throws {
+    private func pump(_ outlet: ClientOutlet, _ box: WriterBox, _ filter: (@Sendable (Output) -> Bool)?) async throws {
         if let retry = options.retry {
             try await box.writer.write(ByteBuffer(string: "retry: \(retry.milliseconds)\n\n"))
         }
@@ -143,8 +150,8 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
             switch await outlet.next() {
             case .write(let messages):
                 buffer.clear()
-                for message in messages { append(message, to: &buffer) }
-                try await box.writer.write(buffer)
+                for message in messages { append(message, to: &buffer, filter) }
+                if buffer.readableBytes > 0 { try await box.writer.write(buffer) }
                 outlet.wrote(messages)
             case .heartbeat:
                 try await box.writer.write(ByteBuffer(staticString: ": heartbeat\n\n"))
@@ -157,10 +164,13 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
         }
     }
 
-    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer) {
+    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer, _ filter: (@Sendable (Output) -> Bool)?) {
         switch message {
         case .event(let event):
+            if let filter, !filter(event.value(as: Output.self)) { return }
             buffer.writeStaticString("id: ")
+            buffer.writeString(event.epoch)
+            buffer.writeStaticString("-")
             buffer.writeString(String(event.id))
             buffer.writeStaticString("\n")
             var encoded = encode(event.value(as: Output.self)).encoded

@@ -12,7 +12,7 @@ import Sluice
 /// let chat = WebSocketFeed(feed: feed)                      // EventFeed<String>: text messages
 /// wsRouter.ws("chat") { inbound, outbound, context in
 ///     try await chat.serve(inbound: inbound, outbound: outbound,
-///                          after: context.request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }) { incoming in
+///                          from: ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))) { incoming in
 ///         incoming.sink(receiveCompletion: { _ in }) { message in post(message) }
 ///     }
 /// }
@@ -39,28 +39,30 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
     /// has its own pings).
     public let options: ServerSentEvents<Output>.Options
     /// The message for each event.
-    public let encode: @Sendable (_ id: UInt64, _ value: Output) -> WebSocketMessage
+    public let encode: @Sendable (_ id: EventID, _ value: Output) -> WebSocketMessage
 
     /// Serves `feed`, each event as the message `encode` makes of it (its id, to let clients resume
     /// with `lastEventId`, and its value).
     public init(feed: EventFeed<Output>, options: ServerSentEvents<Output>.Options = .init(),
-                encode: @escaping @Sendable (_ id: UInt64, _ value: Output) -> WebSocketMessage) {
+                encode: @escaping @Sendable (_ id: EventID, _ value: Output) -> WebSocketMessage) {
         self.feed = feed
         self.options = options
         self.encode = encode
     }
 
-    /// Streams the feed to this connection's client, from after `lastEventID`, until the feed
+    /// Streams the feed to this connection's client, from `start` (a client's `lastEventId` query
+    /// parameter: `ResumePoint(lastEventID: text)`), until the feed
     /// finishes, the client leaves or falls behind under a disconnecting policy. `incoming`, if
     /// given, gets the client's messages as a publisher; what it returns is kept until the
-    /// connection ends, then cancelled.
-    public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, after lastEventID: UInt64? = nil,
+    /// connection ends, then cancelled. With `filter`, the client gets only the events it accepts.
+    public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, from start: ResumePoint = .live,
                       maxMessageSize: Int = 1 << 20,
-                      incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil) async throws {
+                      incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil,
+                      filter: (@Sendable (Output) -> Bool)? = nil) async throws {
         let outlet = ClientOutlet(window: options.window, heartbeat: nil,
                                    shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
         defer { outlet.end() }
-        feed.join(outlet, after: lastEventID, policy: options.policy)
+        feed.join(outlet, from: start, policy: options.policy)
         let messages = inbound.messages(maxSize: maxMessageSize)
         var kept: (any Cancellable)?
         if let incoming {
@@ -74,7 +76,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         let server = self
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await server.pump(outlet, outbound) }
+                group.addTask { try await server.pump(outlet, outbound, filter) }
                 group.addTask { try await outlet.waitForStop() }
                 if reading {   // nobody reads the client's messages: read them here to see it leave
                     group.addTask {
@@ -90,11 +92,12 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         }
     }
 
-    private func pump(_ outlet: ClientOutlet, _ outbound: WebSocketOutboundWriter) async throws {
+    private func pump(_ outlet: ClientOutlet, _ outbound: WebSocketOutboundWriter,
+                      _ filter: (@Sendable (Output) -> Bool)?) async throws {
         while true {
             switch await outlet.next() {
             case .write(let messages):
-                for message in messages { try await write(message, to: outbound) }
+                for message in messages { try await write(message, to: outbound, filter) }
                 outlet.wrote(messages)
             case .heartbeat:
                 break
@@ -107,10 +110,12 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         }
     }
 
-    private func write(_ message: ClientMessage, to outbound: WebSocketOutboundWriter) async throws {
+    private func write(_ message: ClientMessage, to outbound: WebSocketOutboundWriter,
+                       _ filter: (@Sendable (Output) -> Bool)?) async throws {
         switch message {
         case .event(let event):
-            switch encode(event.id, event.value(as: Output.self)) {
+            if let filter, !filter(event.value(as: Output.self)) { return }
+            switch encode(event.eventID, event.value(as: Output.self)) {
             case .text(let text): try await outbound.write(.text(text))
             case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
             }

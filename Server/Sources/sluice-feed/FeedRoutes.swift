@@ -1,17 +1,25 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import SluiceHTTP
 
 /// The server's HTTP protocol, on which the fan-out benchmark's load generator depends:
 ///
 /// - `GET /` — ``FeedPage``.
-/// - `GET /events` — Server-Sent Events, each event `id: <n>\ndata: <text>\n\n`.
-/// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":n,"data":"…"}`
-///   (resume with `?lastEventId=n`); each text message the client sends is posted as an event.
-/// - `POST /events` — the body (UTF-8 text) becomes one event: through PostgreSQL to every
-///   instance with `--postgres`, else straight into this instance's feed. 202.
+/// - `GET /events` — Server-Sent Events, each event `id: <id>\ndata: <text>\n\n` (the other
+///   engines' ids are numbers from 1; Sluice's are `<epoch>-<position>`, resumable with
+///   `Last-Event-ID`). With `--postgres`, the event log's topic `feed`.
+/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above.
+/// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":"…","data":"…"}`
+///   (resume with `?lastEventId=<id>`); each text message the client sends is posted as an event.
+/// - `POST /events` (and, with `--postgres`, `POST /events/{topic}`) — the body (UTF-8 text, at most
+///   1 MiB) becomes one event. With `--postgres` it is appended to the event log, and the answer
+///   is 202 with `{"id":"<id>"}` once it is committed, 503 with `Retry-After` when the database
+///   cannot take it; without, it goes straight into this instance's feed (202).
+/// - `GET /ready` — 200 while the instance can serve every event: always alone; with
+///   `--postgres`, while its event log listener is listening (503 otherwise).
 /// - `POST /bench/start?count=C&rate=R[&size=S]` — ``BenchRun``: 202 at once; 409 while a run is
-///   under way.
+///   under way. Into the engine's in-memory feed (not the event log).
 /// - `GET /stats` — JSON: `engine`, `instance`, `clients`, `published`, `delivered`, `dropped`,
 ///   `disconnected`, `cpuSeconds` (user + system), `rssBytes`.
 struct FeedRoutes: Sendable {
@@ -19,15 +27,17 @@ struct FeedRoutes: Sendable {
     let engine: any FanOutEngine
     let input: FeedInput
     let bench: BenchRun
-    let relay: PostgresRelay?
+    let backend: EventLogBackend?
 
-    /// The largest body `POST /events` takes: PostgreSQL's `NOTIFY` takes payloads of less than
-    /// 8,000 bytes; the same limit applies without it, so that an instance behaves the same alone.
-    static let largestPost = 7_999
+    /// The largest body `POST /events` takes (1 MiB).
+    static let largestPost = 1 << 20
 
-    /// Publishes `text` as the routes do: to every instance through PostgreSQL, or locally.
-    func post(_ text: String) {
-        if let relay { relay.post(text) } else { input.publish(text) }
+    /// Publishes `text` as the routes do: appended to the event log's `topic`, or into this
+    /// instance's feed.
+    func post(_ text: String, to topic: String = EventLogBackend.defaultTopic) async -> Response {
+        if let backend { return await backend.post(text, to: topic) }
+        input.publish(text)
+        return Response(status: .accepted)
     }
 
     func httpRouter() -> Router<BasicRequestContext> {
@@ -36,17 +46,24 @@ struct FeedRoutes: Sendable {
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }
-        router.get("/events") { request, _ in engine.eventsResponse(to: request) }
-        router.post("/events") { request, _ in
-            var request = request
-            guard let body = try? await request.collectBody(upTo: Self.largestPost + 1), body.readableBytes <= Self.largestPost else {
-                return Self.text(.contentTooLarge, "an event is at most \(Self.largestPost) bytes\n")
+        if let backend {
+            let streams = TopicEventStreams(feeds: { try await backend.feeds.feed(of: $0) })
+            router.get("/events") { request, _ in await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
+            router.get("/events/:topic") { request, context in
+                await streams.response(to: request, topic: try context.parameters.require("topic"))
             }
-            guard let text = body.getString(at: body.readerIndex, length: body.readableBytes), !text.isEmpty else {
-                return Self.text(.badRequest, "the body must be UTF-8 text, not empty\n")
+            router.post("/events/:topic") { request, context in
+                let topic = try context.parameters.require("topic")
+                return await Self.posted(request) { await post($0, to: topic) }
             }
-            post(text)
-            return Response(status: .accepted)
+        } else {
+            router.get("/events") { request, _ in engine.eventsResponse(to: request) }
+        }
+        router.post("/events") { request, _ in await Self.posted(request) { await post($0) } }
+        router.get("/ready") { _, _ in
+            guard let backend else { return Self.text(.ok, "ready\n") }
+            let state = backend.listener.state
+            return state.isListening ? Self.text(.ok, "ready\n") : Self.text(.serviceUnavailable, "not ready: \(state)\n")
         }
         router.post("/bench/start") { request, _ in
             let query = request.uri.queryParameters
@@ -72,10 +89,12 @@ struct FeedRoutes: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         guard let sluice = engine as? SluiceEngine else { return router }
         let routes = self
+        let backend = backend
         router.ws("/ws") { inbound, outbound, context in
-            let after = context.request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }
-            try await sluice.serveWebSocket(inbound: inbound, outbound: outbound, after: after) { text in
-                if !text.isEmpty, text.utf8.count <= Self.largestPost { routes.post(text) }
+            let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
+            let feed = try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed
+            try await SluiceEngine.serveWebSocket(feed: feed, inbound: inbound, outbound: outbound, from: start) { text in
+                if !text.isEmpty, text.utf8.count <= Self.largestPost { _ = await routes.post(text) }
             }
         }
         return router
@@ -90,6 +109,18 @@ struct FeedRoutes: Sendable {
             "dropped":\(stats.dropped),"disconnected":\(stats.disconnected),\
             "cpuSeconds":\(ProcessUsage.cpuSeconds),"rssBytes":\(ProcessUsage.residentBytes)}
             """
+    }
+
+    /// The body of a post as text, handed to `post`; 413 or 400 when it is too large or not text.
+    private static func posted(_ request: Request, _ post: (String) async -> Response) async -> Response {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: largestPost + 1), body.readableBytes <= largestPost else {
+            return text(.contentTooLarge, "an event is at most \(largestPost) bytes\n")
+        }
+        guard let text = body.getString(at: body.readerIndex, length: body.readableBytes), !text.isEmpty else {
+            return Self.text(.badRequest, "the body must be UTF-8 text, not empty\n")
+        }
+        return await post(text)
     }
 
     private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {

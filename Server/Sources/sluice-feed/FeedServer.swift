@@ -33,13 +33,25 @@ struct FeedServer {
         }
         let input = FeedInput(engine: engine)
         let bench = BenchRun(input: input)
-        let relay = options.postgres
-            ? PostgresRelay(configuration: PostgresRelay.configurationFromEnvironment(), input: input, say: say)
-            : nil
-        let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, relay: relay)
-
         var logger = Logger(label: "sluice-feed")
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        let backend = options.postgres ? EventLogBackend(logger: logger) : nil
+        let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, backend: backend)
+        // The PostgreSQL client runs from here on (the log's tables are made before the server
+        // starts); it stops after the service group.
+        let client = backend.map { backend in Task { await backend.client.run() } }
+        defer { client?.cancel() }
+        if let backend {
+            try await backend.migrate(say: say)
+            say("event log ready in PostgreSQL")
+            let listener = backend.listener
+            Task {
+                for await state in listener.statePublisher.values {
+                    if state.isListening { say("listening for the event log's wake-ups") }
+                    if case .reconnecting(_, let attempts, _) = state, attempts == 1 { say("event log listener reconnecting") }
+                }
+            }
+        }
         let app = Application(
             router: routes.httpRouter(),
             server: .http1WebSocketUpgrade(
@@ -58,9 +70,9 @@ struct FeedServer {
         // HTTP server, which then has no stream to wait for. A client that does not read its last
         // event is cut off by the feed's grace period (Sluice's engine) or the group's limit.
         var configuration = ServiceGroupConfiguration(
-            services: [
+            services: (backend?.services ?? []).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
                 .init(service: app),
-                .init(service: FeedShutdown(engine: engine, bench: bench, relay: relay),
+                .init(service: FeedShutdown(engine: engine, bench: bench),
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -6,12 +6,10 @@ import ServiceLifecycle
 struct FeedShutdown: Service {
     let engine: any FanOutEngine
     let bench: BenchRun
-    let relay: PostgresRelay?
 
     func run() async throws {
         try? await gracefulShutdown()
         bench.stop()
-        relay?.stop()
         engine.finish()
     }
 }

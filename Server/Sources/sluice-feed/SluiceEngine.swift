@@ -9,19 +9,18 @@ import SluiceHTTP
 /// heartbeats, resume after `Last-Event-ID`) and over WebSocket (`WebSocketFeed`).
 ///
 /// Each event is encoded once, as a `ServerSentEvent`, for every client. The feed numbers events
-/// from 1 as they come, as ``FeedInput`` does, so its ids are the events' ids.
+/// from 1 as they come, as ``FeedInput`` does, under an epoch of its own: its ids are
+/// `<epoch>-<n>`, so a client with an id of another instance, or from before a restart, is reset
+/// rather than replayed the wrong events.
 final class SluiceEngine: FanOutEngine {
     private let subject = PassthroughSubject<ServerSentEvent, Never>()
     /// The feed, a `Service`: it finishes on graceful shutdown.
     let feed: EventFeed<ServerSentEvent>
     private let events: ServerSentEvents<ServerSentEvent>
-    private let socket: WebSocketFeed<ServerSentEvent>
 
     init(policy: SlowClientPolicy) {
         feed = EventFeed(subject, options: .init(replay: 1_024, policy: policy))
         events = ServerSentEvents(feed: feed)
-        // Over WebSocket each event is a text message of JSON: {"id":n,"data":"…"}.
-        socket = WebSocketFeed(feed: feed) { id, event in .text("{\"id\":\(id),\"data\":\(jsonString(event.data))}") }
     }
 
     func publish(_ event: FeedEvent) {
@@ -32,13 +31,17 @@ final class SluiceEngine: FanOutEngine {
         events.response(to: request)
     }
 
-    /// Serves one WebSocket connection from after `lastEventID`; each text message the client
-    /// sends is handed to `post`.
-    func serveWebSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, after lastEventID: UInt64?,
-                        post: @escaping @Sendable (String) -> Void) async throws {
-        try await socket.serve(inbound: inbound, outbound: outbound, after: lastEventID, maxMessageSize: 64 * 1024) { incoming in
+    /// Serves `feed` on one WebSocket connection from `start`, each event a text message of JSON,
+    /// `{"id":"<epoch>-<n>","data":"…"}`; each text message the client sends is handed to `post`.
+    static func serveWebSocket(feed: EventFeed<ServerSentEvent>, inbound: WebSocketInboundStream,
+                               outbound: WebSocketOutboundWriter, from start: ResumePoint,
+                               post: @escaping @Sendable (String) async -> Void) async throws {
+        let socket = WebSocketFeed(feed: feed) { id, event in
+            .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
+        }
+        try await socket.serve(inbound: inbound, outbound: outbound, from: start, maxMessageSize: 64 * 1024) { incoming in
             incoming.sink(receiveCompletion: { _ in }) { message in
-                if case .text(let text) = message { post(text) }
+                if case .text(let text) = message { Task { await post(text) } }
             }
         }
     }

@@ -40,9 +40,11 @@ struct ServerSentEventsTests {
             let frames = first.frames
             #expect(frames.first == SSEFrame(retry: 2_500))
             let numbered = frames.filter { $0.id != nil }
-            #expect(numbered == [SSEFrame(id: 1, data: ["one"]), SSEFrame(id: 2, event: "named", data: ["two", "lines"]),
-                                 SSEFrame(id: 3, data: ["three"])])
-            #expect(second.frames.filter { $0.id != nil } == [SSEFrame(id: 3, data: ["three"])])   // the same id
+            let epoch = feed.lastEventID.epoch
+            #expect(numbered == [SSEFrame(id: 1, epoch: epoch, data: ["one"]),
+                                 SSEFrame(id: 2, epoch: epoch, event: "named", data: ["two", "lines"]),
+                                 SSEFrame(id: 3, epoch: epoch, data: ["three"])])
+            #expect(second.frames.filter { $0.id != nil } == [SSEFrame(id: 3, epoch: epoch, data: ["three"])])   // the same id
             #expect(feed.stats.eventsPublished == 3 && feed.stats.eventsDelivered == 4)
             await first.close()
             await second.close()
@@ -65,9 +67,9 @@ struct ServerSentEventsTests {
             #expect(await waitUntil { feed.stats.connectedClients == 0 })
             for i in 6...10 { subject.send(ServerSentEvent(data: "e\(i)")) }   // missed while away
 
-            let header = try await SSEClient.connect(port: port, lastEventID: "5")
+            let header = try await SSEClient.connect(port: port, lastEventID: "\(feed.id(5))")
             #expect(await header.wait { $0.filter(\.isEvent).count == 5 })
-            let query = try await SSEClient.connect(port: port, path: "/events?lastEventId=8")
+            let query = try await SSEClient.connect(port: port, path: "/events?lastEventId=\(feed.id(8))")
             #expect(await query.wait { $0.filter(\.isEvent).count == 2 })
             subject.send(ServerSentEvent(data: "e11"))
             #expect(await header.wait { $0.filter(\.isEvent).count == 6 })
@@ -84,7 +86,7 @@ struct ServerSentEventsTests {
                     if i % 50 == 0 { await Task.yield() }
                 }
             }
-            let racing = try await SSEClient.connect(port: port, lastEventID: "11")
+            let racing = try await SSEClient.connect(port: port, lastEventID: "\(feed.id(11))")
             await sender.value
             #expect(await racing.wait { $0.last?.id == 2_011 })
             #expect(racing.events.compactMap(\.id) == Array(12...2_011))
@@ -100,21 +102,27 @@ struct ServerSentEventsTests {
         let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
         try await withServer(router(events)) { port, _ in
             for i in 1...20 { subject.send(ServerSentEvent(data: "e\(i)")) }   // 17...20 kept
-            let old = try await SSEClient.connect(port: port, lastEventID: "3")
+            let old = try await SSEClient.connect(port: port, lastEventID: "\(feed.id(3))")
             #expect(await old.wait { $0.filter(\.isEvent).count == 4 })
-            let unknown = try await SSEClient.connect(port: port, lastEventID: "99")   // never given by this feed
-            #expect(await waitUntil { feed.stats.connectedClients == 2 })
+            let unknown = try await SSEClient.connect(port: port, lastEventID: "\(feed.id(99))")   // never given by this feed
+            // Another instance's id (another epoch), one from before ids had epochs, and garbage.
+            let otherEpoch = try await SSEClient.connect(port: port, lastEventID: "\(EventID(epoch: "another", position: 18))")
+            let bare = try await SSEClient.connect(port: port, lastEventID: "18")
+            let garbage = try await SSEClient.connect(port: port, path: "/events?lastEventId=%C3%A9-x")
+            #expect(await waitUntil { feed.stats.connectedClients == 5 })
             subject.send(ServerSentEvent(data: "e21"))
             #expect(await old.wait { $0.filter(\.isEvent).count == 5 })
-            #expect(await unknown.wait { $0.filter(\.isEvent).count == 1 })
+            for client in [unknown, otherEpoch, bare, garbage] {
+                #expect(await client.wait { $0.filter(\.isEvent).count == 1 })
+                #expect(client.frames.filter { $0.retry == nil }.map(\.withoutEpoch)
+                        == [SSEFrame(event: "reset", data: ["{\"missed\":null}"]), SSEFrame(id: 21, data: ["e21"])])
+            }
 
             let oldFrames = old.frames.filter { $0.retry == nil }
             #expect(oldFrames.first == SSEFrame(event: "reset", data: ["{\"missed\":13}"]))
             #expect(oldFrames.dropFirst().compactMap(\.id) == Array(17...21))
-            let unknownFrames = unknown.frames.filter { $0.retry == nil }
-            #expect(unknownFrames == [SSEFrame(event: "reset", data: ["{\"missed\":null}"]), SSEFrame(id: 21, data: ["e21"])])
-            await old.close()
-            await unknown.close()
+            #expect(oldFrames.dropFirst().allSatisfy { $0.epoch == feed.lastEventID.epoch })
+            for client in [old, unknown, otherEpoch, bare, garbage] { await client.close() }
         }
     }
 }

@@ -55,7 +55,10 @@ func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuil
 
 /// One frame of an SSE stream as a client sees it: the fields of one block between blank lines.
 struct SSEFrame: Equatable, CustomStringConvertible {
+    /// The position of the frame's `id:` (`<epoch>-<position>`).
     var id: UInt64?
+    /// The epoch of the frame's `id:`.
+    var epoch: String?
     var event: String?
     var data: [String] = []
     var retry: Int?
@@ -63,7 +66,7 @@ struct SSEFrame: Equatable, CustomStringConvertible {
 
     var description: String {
         var parts: [String] = []
-        if let id { parts.append("id \(id)") }
+        if let id { parts.append("id \(epoch ?? "?")-\(id)") }
         if let event { parts.append("event \(event)") }
         if !data.isEmpty { parts.append("data \(data.joined(separator: "|").prefix(40))") }
         if let retry { parts.append("retry \(retry)") }
@@ -72,6 +75,13 @@ struct SSEFrame: Equatable, CustomStringConvertible {
     }
 
     var isEvent: Bool { id != nil && event == nil }
+
+    /// The frame without its epoch, to compare with frames written without one.
+    var withoutEpoch: SSEFrame {
+        var frame = self
+        frame.epoch = nil
+        return frame
+    }
     var droppedCount: Int? {
         guard event == "dropped", let text = data.first, let colon = text.lastIndex(of: ":") else { return nil }
         return Int(text[text.index(after: colon)...].dropLast())
@@ -210,7 +220,10 @@ private final class SSEHandler: ChannelInboundHandler {
                 (field, value) = (line, "")
             }
             switch field {
-            case "id": frame.id = UInt64(value)
+            case "id":
+                let eventID = EventID(String(value))
+                frame.id = eventID?.position
+                frame.epoch = eventID?.epoch
             case "event": frame.event = String(value)
             case "data": frame.data.append(String(value))
             case "retry": frame.retry = Int(value)
@@ -239,4 +252,9 @@ func ensureFileDescriptors(_ count: Int) {
         limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
+}
+
+extension EventFeed {
+    /// The id of this feed's event at `position`.
+    func id(_ position: UInt64) -> EventID { EventID(epoch: lastEventID.epoch, position: position) }
 }

@@ -55,8 +55,8 @@ struct WebSocketFeedTests {
         let router = Router()
         let wsRouter = Router(context: BasicWebSocketRequestContext.self)
         wsRouter.ws("ws") { inbound, outbound, context in
-            let after = context.request.uri.queryParameters["lastEventId"].flatMap { UInt64($0) }
-            try await socket.serve(inbound: inbound, outbound: outbound, after: after) { incoming in
+            let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
+            try await socket.serve(inbound: inbound, outbound: outbound, from: start) { incoming in
                 incoming.sink(receiveCompletion: { _ in }) { message in
                     if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
                 }
@@ -70,7 +70,7 @@ struct WebSocketFeedTests {
             #expect(first.messages == ["a", "b", "c"])
             #expect(await waitUntil { heard.withLockedValue { $0 } == ["hello", "there"] })
 
-            let resumed = Client(port: port, query: "?lastEventId=1")
+            let resumed = Client(port: port, query: "?lastEventId=\(feed.id(1))")
             #expect(await waitUntil { resumed.messages.count == 2 })
             subject.send("d")
             #expect(await waitUntil { resumed.messages.count == 3 && first.messages.count == 4 })

@@ -10,9 +10,9 @@ import Sluice
 ///
 /// Messages are handed over in an array that the writer gives back when its write is done
 /// (``wrote(_:)``), so that a stream's steady state allocates nothing per batch.
-final class ClientOutlet: ClientSink, @unchecked Sendable {
+package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// What the writing task is to do next.
-    enum Step {
+    package enum Step {
         case write([ClientMessage])
         case heartbeat
         case finish
@@ -20,8 +20,9 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// Why a stream stops without its last message.
-    enum StopReason: Error {
+    package enum StopReason: Error {
         case fellBehind
+        case historyUnavailable
         case peerClosed
         case shutdownTimedOut
         case cancelled
@@ -47,7 +48,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
     private let eventLoop: any EventLoop
     private let state = NIOLockedValueBox(State())
 
-    init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop) {
+    package init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop) {
         self.window = window
         self.shutdownGrace = shutdownGrace
         self.eventLoop = eventLoop
@@ -64,7 +65,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     // MARK: ClientSink
 
-    func receive(subscription: ClientSubscription) {
+    package func receive(subscription: ClientSubscription) {
         let keep = state.withLockedValue { state -> Bool in
             guard !state.ended, state.stop == nil else { return false }
             state.subscription = subscription
@@ -73,7 +74,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
         if keep { subscription.request(.max(window)) } else { subscription.cancel() }
     }
 
-    func receive(_ message: ClientMessage) -> Subscribers.Demand {
+    package func receive(_ message: ClientMessage) -> Subscribers.Demand {
         let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
             state.pending.append(message)
             defer { state.waiter = nil }
@@ -83,7 +84,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
         return .none
     }
 
-    func receive(completion: Subscribers.Completion<FeedClientFailure>) {
+    package func receive(completion: Subscribers.Completion<FeedClientFailure>) {
         switch completion {
         case .finished:
             let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
@@ -93,12 +94,14 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
                 return state.waiter
             }
             waiter?.resume()
-        case .failure:
+        case .failure(.fellBehind):
             stop(.fellBehind)
+        case .failure(.historyUnavailable):
+            stop(.historyUnavailable)
         }
     }
 
-    func feedIsFinishing() {
+    package func feedIsFinishing() {
         let timer = eventLoop.scheduleTask(in: shutdownGrace) { () -> Void in self.stop(.shutdownTimedOut) }   // until end()
         let late = state.withLockedValue { state -> Bool in
             guard !state.ended else { return true }
@@ -111,7 +114,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
     // MARK: The writing task's side
 
     /// Waits for the next thing to write (or a reason to end).
-    func next() async -> Step {
+    package func next() async -> Step {
         while true {
             let step = state.withLockedValue { state -> Step? in
                 if let stop = state.stop { return .stop(reason: stop) }
@@ -146,7 +149,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// The messages of a ``Step/write(_:)`` were written: takes their array back for reuse and
     /// requests as many more.
-    func wrote(_ messages: consuming [ClientMessage]) {
+    package func wrote(_ messages: consuming [ClientMessage]) {
         let count = messages.count
         messages.removeAll(keepingCapacity: true)
         let subscription = state.withLockedValue { state -> ClientSubscription? in
@@ -159,7 +162,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// Returns when the stream is to stop at once (throwing its reason), or when the writing task
     /// is cancelled (it ended).
-    func waitForStop() async throws {
+    package func waitForStop() async throws {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 let ready = state.withLockedValue { state -> Bool in
@@ -176,7 +179,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
-    func stop(_ reason: StopReason) {
+    package func stop(_ reason: StopReason) {
         let (subscription, waiters) = state.withLockedValue { state -> (ClientSubscription?, [UnsafeContinuation<Void, Never>]) in
             guard state.stop == nil, !state.ended else { return (nil, []) }
             state.stop = reason
@@ -193,7 +196,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// The stream has ended: timers stop, the feed subscription (if still there) is cancelled, and
     /// whoever waits is released.
-    func end() {
+    package func end() {
         let (subscription, waiters, timers, heartbeat) = state.withLockedValue { state in
             state.ended = true
             defer {
@@ -213,7 +216,7 @@ final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
     /// shutdown message, then finishes.
-    func shutDown() {
+    package func shutDown() {
         state.withLockedValue { $0.subscription }?.finish(reason: "the server is shutting down")
     }
 

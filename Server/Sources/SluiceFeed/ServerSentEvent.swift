@@ -11,7 +11,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The event's data; each line becomes one `data:` line.
     public let data: String
     /// `event:` and `data:` lines and the blank line that ends the event.
-    let encoded: ByteBuffer
+    package let encoded: ByteBuffer
 
     /// An event with `data` and, optionally, a name. Line breaks in `data` (LF, CRLF or CR) split it
     /// into `data:` lines, as the SSE format requires; a CR or LF in `event` is replaced by a space.

@@ -10,7 +10,8 @@ struct ClientBuffer {
     enum Admission: Equatable {
         /// Buffered (or delivered, if the client has demand).
         case buffered
-        /// Already replayed to this client (the replay snapshot overlaps the live stream).
+        /// Already replayed to this client (the replay snapshot overlaps the live stream), or before
+        /// where the client starts.
         case duplicate
         /// Buffered, and the oldest buffered event dropped for it (``SlowClientPolicy/dropOldest(buffer:)``).
         case droppedOldest
@@ -26,6 +27,7 @@ struct ClientBuffer {
     private enum Item {
         case event(FeedEvent)
         case dropped(Int)
+        case reset(missed: UInt64?)
     }
 
     let policy: SlowClientPolicy
@@ -35,7 +37,9 @@ struct ClientBuffer {
     private(set) var bufferedEvents = 0
     private var headGap = 0                    // dropOldest: events lost before everything buffered
     private var tailGap = 0                    // dropNewest: events lost after everything buffered
-    private var skipThrough: UInt64 = 0        // live events numbered up to here were replayed
+    private var skipSerial: UInt64 = 0         // live events and breaks the start already covers
+    private var skipEpoch = ""                 // live events of this epoch numbered up to
+    private var skipThrough: UInt64 = 0        // `skipThrough` were replayed or are before the start
     private(set) var demand = Subscribers.Demand.none
     private var shutdown: String?              // the reason, once the stream is to end
     private(set) var shutdownDelivered = false
@@ -47,23 +51,43 @@ struct ClientBuffer {
     }
 
     /// Sets where this client starts: `replay` (events it missed, in order) first, after a reset
-    /// message if `reset` is non-nil; live events numbered up to `startAfter` are skipped, being
-    /// either in `replay` or before the client's start. Events buffered live before this call
-    /// and numbered up to `startAfter` are removed.
-    mutating func start(replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
+    /// message if `reset` is non-nil. Live events and breaks up to the feed's `serial` are skipped
+    /// (the start reflects them), and so are live events of `epoch` numbered up to `startAfter`,
+    /// being either in `replay` or before the client's start. What was buffered live before this
+    /// call and is skipped so is removed.
+    mutating func start(replay: [FeedEvent], reset: UInt64??, serial: UInt64, epoch: String, startAfter: UInt64) {
         self.replay = replay[...]
         self.reset = reset
+        skipSerial = serial
+        skipEpoch = epoch
         skipThrough = startAfter
-        while case .event(let event)? = items.first, event.id <= startAfter {
-            items.removeFirst()
-            bufferedEvents -= 1
+        guard !items.isEmpty else { return }
+        var kept = Deque<Item>()
+        var skipping = true
+        for item in items {
+            if case .event(let event) = item {
+                if event.serial <= serial || (skipping && event.epoch == epoch && event.id <= startAfter) {
+                    bufferedEvents -= 1
+                    continue
+                }
+            } else if case .reset = item, skipping {
+                skipping = false
+            }
+            kept.append(item)
         }
+        items = kept
     }
 
     /// Offers a live event.
     mutating func offer(_ event: FeedEvent) -> Admission {
         if shutdown != nil || failed { return .closed }
-        if event.id <= skipThrough { return .duplicate }
+        if event.serial <= skipSerial { return .duplicate }
+        if event.isBreak {
+            skipThrough = 0   // events after a break are new to this client
+            items.append(.reset(missed: (event as! FeedBreak).missed))
+            return .buffered
+        }
+        if event.id <= skipThrough, event.epoch == skipEpoch { return .duplicate }
         if bufferedEvents < policy.bufferSize {
             if tailGap > 0 {
                 items.append(.dropped(tailGap))
@@ -75,16 +99,12 @@ struct ClientBuffer {
         }
         switch policy {
         case .dropOldest:
-            while true {
-                switch items.removeFirst() {
-                case .event:
-                    headGap += 1
-                    items.append(.event(event))
-                    return .droppedOldest
-                case .dropped(let count):   // not made under this policy; kept for completeness
-                    headGap += count
-                }
-            }
+            // The oldest event goes; a reset message before it stays where it is.
+            let oldest = items.firstIndex { if case .event = $0 { true } else { false } }!
+            if oldest == items.startIndex { items.removeFirst() } else { items.remove(at: oldest) }
+            headGap += 1
+            items.append(.event(event))
+            return .droppedOldest
         case .dropNewest:
             tailGap += 1
             return .droppedNewest
@@ -129,6 +149,8 @@ struct ClientBuffer {
                 message = .event(event)
             case .dropped(let count):
                 message = .dropped(count: count)
+            case .reset(let missed):
+                message = .reset(missed: missed)
             }
         } else if tailGap > 0 {
             message = .dropped(count: tailGap)

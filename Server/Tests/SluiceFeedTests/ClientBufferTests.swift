@@ -1,4 +1,4 @@
-@testable import SluiceHTTP
+@testable import SluiceFeed
 import Sluice
 import Testing
 
@@ -9,7 +9,7 @@ import Testing
         var out: [String] = []
         while let message = buffer.next() {
             switch message.typed(as: String.self) {
-            case .event(let id, let value): out.append("\(id):\(value)")
+            case .event(let id, let value): out.append("\(id.position):\(value)")
             case .dropped(let count): out.append("dropped \(count)")
             case .reset(let missed): out.append("reset \(missed.map(String.init) ?? "?")")
             case .shutdown(let reason): out.append("shutdown \(reason)")
@@ -114,10 +114,15 @@ import Testing
 /// The buffer fed as the feed feeds it, with events of text.
 private extension ClientBuffer {
     mutating func offer(_ id: UInt64, _ value: String) -> Admission {
-        offer(TypedFeedEvent(id: id, value: value))
+        offer(TypedFeedEvent(id: id, epoch: "e", serial: id, value: value))
     }
 
     mutating func start(replayOf replay: [(UInt64, String)], reset: UInt64??, startAfter: UInt64) {
-        start(replay: replay.map { TypedFeedEvent(id: $0.0, value: $0.1) }, reset: reset, startAfter: startAfter)
+        start(replay: replay.map { TypedFeedEvent(id: $0.0, epoch: "e", serial: 0, value: $0.1) }, reset: reset,
+              serial: 0, epoch: "e", startAfter: startAfter)
+    }
+
+    mutating func start(replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
+        start(replay: replay, reset: reset, serial: 0, epoch: "e", startAfter: startAfter)
     }
 }

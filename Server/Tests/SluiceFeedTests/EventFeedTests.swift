@@ -1,5 +1,5 @@
 import Sluice
-import SluiceHTTP
+import SluiceFeed
 import SluiceTesting
 import Testing
 
@@ -7,7 +7,7 @@ import Testing
 /// demand and policy, stats, shutdown; and the contract kit over a client.
 @Suite struct EventFeedTests {
     private func ids(_ messages: [FeedMessage<String>]) -> [UInt64] {
-        messages.compactMap { if case .event(let id, _) = $0 { id } else { nil } }
+        messages.compactMap { if case .event(let id, _) = $0 { id.position } else { nil } }
     }
 
     @Test func numbersEachEventOnceAndEachClientPullsAtItsOwnPace() {
@@ -18,8 +18,8 @@ import Testing
         feed.client().subscribe(fast)
         feed.client().subscribe(slow)
         for value in ["a", "b", "c"] { subject.send(value) }
-        #expect(fast.values == [.event(id: 1, "a"), .event(id: 2, "b"), .event(id: 3, "c")])
-        #expect(slow.values == [.event(id: 1, "a")])   // the rest waits in its buffer
+        #expect(fast.values == [.event(id: feed.id(1), "a"), .event(id: feed.id(2), "b"), .event(id: feed.id(3), "c")])
+        #expect(slow.values == [.event(id: feed.id(1), "a")])   // the rest waits in its buffer
         slow.request(.max(5))
         #expect(slow.values == fast.values)
         #expect(feed.stats == FeedStats(connectedClients: 2, eventsPublished: 3, eventsDelivered: 6))
@@ -32,19 +32,19 @@ import Testing
         let feed = EventFeed(subject, options: .init(replay: 3))
         for i in 1...10 { subject.send("v\(i)") }
         let within = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
-        feed.client(after: 8).subscribe(within)
+        feed.client(after: feed.id(8)).subscribe(within)
         let edge = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
-        feed.client(after: 7).subscribe(edge)
+        feed.client(after: feed.id(7)).subscribe(edge)
         let tooOld = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
-        feed.client(after: 2).subscribe(tooOld)
+        feed.client(after: feed.id(2)).subscribe(tooOld)
         let current = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
-        feed.client(after: 10).subscribe(current)
+        feed.client(after: feed.id(10)).subscribe(current)
         subject.send("v11")
         #expect(ids(within.values) == [9, 10, 11])
         #expect(ids(edge.values) == [8, 9, 10, 11])
         #expect(tooOld.values.first == .reset(missed: 5))
         #expect(ids(tooOld.values) == [8, 9, 10, 11])
-        #expect(current.values == [.event(id: 11, "v11")])
+        #expect(current.values == [.event(id: feed.id(11), "v11")])
     }
 
     @Test func dropsForTheSlowClientAloneAndCountsIt() throws {
@@ -63,7 +63,7 @@ import Testing
         #expect(disconnecting.completion == .failure(.fellBehind(buffered: 2)))
         #expect(ids(disconnecting.values) == [1])
         stalled.request(.unlimited)
-        #expect(stalled.values == [.event(id: 1, "v1"), .dropped(count: 2), .event(id: 4, "v4"), .event(id: 5, "v5")])
+        #expect(stalled.values == [.event(id: feed.id(1), "v1"), .dropped(count: 2), .event(id: feed.id(4), "v4"), .event(id: feed.id(5), "v5")])
         #expect(feed.stats == FeedStats(connectedClients: 2, eventsPublished: 5, eventsDelivered: 9, eventsDropped: 2,
                                         clientsDisconnected: 1))
         #expect(emitted.first == FeedStats(connectedClients: 3))
@@ -82,7 +82,7 @@ import Testing
         feed.finish(reason: "bye")
         #expect(client.completion == nil)
         client.request(.max(2))
-        #expect(client.values == [.event(id: 1, "a"), .event(id: 2, "b"), .shutdown(reason: "bye")])
+        #expect(client.values == [.event(id: feed.id(1), "a"), .event(id: feed.id(2), "b"), .shutdown(reason: "bye")])
         #expect(client.completion == .finished)
         #expect(feed.stats.connectedClients == 0)
         let late = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
@@ -92,13 +92,21 @@ import Testing
 
     @Test func anUpstreamThatEndsFinishesTheFeed() {
         let feed = EventFeed(["a", "b"].publisher)
-        #expect(feed.isFinished && feed.lastEventID == 2)
+        #expect(feed.isFinished && feed.lastEventID == feed.id(2))
         let client = TestSubscriber<FeedMessage<String>, FeedClientFailure>()
-        feed.client(after: 0).subscribe(client)
-        #expect(client.values == [.event(id: 1, "a"), .event(id: 2, "b"), .shutdown(reason: "the event stream ended")])
+        feed.client(after: feed.id(0)).subscribe(client)
+        #expect(client.values == [.event(id: feed.id(1), "a"), .event(id: feed.id(2), "b"), .shutdown(reason: "the event stream ended")])
     }
 
     @Test func aClientKeepsThePublisherContract() async throws {
-        try await PublisherContract.verify { EventFeed((1...10).publisher).client(after: 0) }
+        try await PublisherContract.verify {
+            let feed = EventFeed((1...10).publisher)
+            return feed.client(after: feed.id(0))
+        }
     }
+}
+
+extension EventFeed {
+    /// The id of this feed's event at `position`.
+    func id(_ position: UInt64) -> EventID { EventID(epoch: lastEventID.epoch, position: position) }
 }

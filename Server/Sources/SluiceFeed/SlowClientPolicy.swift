@@ -29,4 +29,8 @@ public enum SlowClientPolicy: Sendable, Hashable {
 public enum FeedClientFailure: Error, Hashable, Sendable {
     /// The client fell `buffered` events behind under ``SlowClientPolicy/disconnect(buffer:)``.
     case fellBehind(buffered: Int)
+    /// The client resumed from further back than the feed holds in memory, and its history could
+    /// not be read (the database was unreachable): what it asked for is not known to be lost, so
+    /// it is not reset; it can try again with the same id. `reason` is the error.
+    case historyUnavailable(reason: String)
 }

@@ -3,7 +3,7 @@ import Sluice
 
 /// Where one client's messages go: ``FeedClient``'s subscriber (through ``TypedClientSink``) or
 /// a socket's ``ClientOutlet``. The calls are a subscriber's, without the value's type.
-protocol ClientSink: AnyObject {
+package protocol ClientSink: AnyObject, Sendable {
     func receive(subscription: ClientSubscription)
     func receive(_ message: ClientMessage) -> Subscribers.Demand
     func receive(completion: Subscribers.Completion<FeedClientFailure>)
@@ -17,9 +17,9 @@ protocol ClientSink: AnyObject {
 /// waits) and the subscription of the client's own subscriber, with a ``ClientBuffer`` between
 /// them behind a lock. Deliveries run outside the lock, one thread at a time (a message that
 /// arrives during a delivery is left to the delivering thread).
-final class ClientSubscription: Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable {
-    typealias Input = FeedEvent
-    typealias Failure = Never
+package final class ClientSubscription: Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable {
+    package typealias Input = FeedEvent
+    package typealias Failure = Never
 
     private struct State {
         var buffer: ClientBuffer
@@ -79,14 +79,23 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
         state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream))
     }
 
-    var description: String { "EventFeed.Client" }
+    package var description: String { "EventFeed.Client" }
 
     /// Sets where the client starts (it is attached to the feed's live events by now) and counts it
     /// as connected: every event published from here on reaches it.
-    func start(replay: [FeedEvent], reset: UInt64??, startAfter: UInt64) {
-        state.withLockedValue { $0.buffer.start(replay: replay, reset: reset, startAfter: startAfter) }
+    func start(_ start: FeedStart) {
+        state.withLockedValue {
+            $0.buffer.start(replay: start.replay, reset: start.reset, serial: start.serial, epoch: start.epoch,
+                            startAfter: start.startAfter)
+        }
         counters.connected.add(1, ordering: .relaxed)
         changed()
+    }
+
+    /// Ends the client's stream with `failure` before it began (its resumption could not be read).
+    func fail(_ failure: FeedClientFailure) {
+        state.withLockedValue { $0.failure = failure }
+        attached()
     }
 
     /// The downstream has its subscription: deliveries may begin.
@@ -100,7 +109,7 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
 
     // MARK: From the feed
 
-    func receive(subscription: any Subscription) {
+    package func receive(subscription: any Subscription) {
         let keep = state.withLockedValue { state -> Bool in
             guard !state.upstreamCancelled else { return false }
             state.upstream = subscription
@@ -111,7 +120,7 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
 
     /// One lock per event: the event is offered to the buffer and, if nobody is delivering, the
     /// first message to deliver is taken with it.
-    func receive(_ event: FeedEvent) -> Subscribers.Demand {
+    package func receive(_ event: FeedEvent) -> Subscribers.Demand {
         let (admission, first) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?) in
             guard state.downstream != nil else { return (.closed, nil) }
             let admission = state.buffer.offer(event)
@@ -132,7 +141,7 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
         return .none
     }
 
-    func receive(completion: Subscribers.Completion<Never>) {
+    package func receive(completion: Subscribers.Completion<Never>) {
         finish(reason: finishReason() ?? "the server is shutting down")
     }
 
@@ -149,7 +158,7 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
 
     // MARK: From the client
 
-    func request(_ demand: Subscribers.Demand) {
+    package func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
         let first = state.withLockedValue { state -> Step? in
             state.buffer.add(demand)
@@ -158,7 +167,7 @@ final class ClientSubscription: Subscriber, Subscription, CustomStringConvertibl
         if let first { deliver(from: first) }
     }
 
-    func cancel() {
+    package func cancel() {
         let (left, upstream) = state.withLockedValue { state -> (Bool, (any Subscription)?) in
             let left = state.downstream != nil
             state.downstream = nil

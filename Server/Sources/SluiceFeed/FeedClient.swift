@@ -15,20 +15,21 @@ public struct FeedClient<Value: Sendable>: Publisher {
 
     /// The feed.
     public let feed: EventFeed<Value>
-    /// The id after which this client starts (`nil`: with the next live event).
-    public let lastEventID: UInt64?
+    /// Where this client starts.
+    public let start: ResumePoint
     /// What happens when this client falls behind.
     public let policy: SlowClientPolicy
 
-    /// Joins the feed: attaches to its live events, takes the replay from its window, then hands
-    /// the subscription to `subscriber`.
+    /// Joins the feed: reads the history it missed if the feed's window does not reach back to it,
+    /// attaches to the live events, takes the replay from the window, then hands the subscription
+    /// to `subscriber`.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == FeedMessage<Value>, S.Failure == FeedClientFailure {
-        feed.join(TypedClientSink<Value, S>(subscriber), after: lastEventID, policy: policy)
+        feed.join(TypedClientSink<Value, S>(subscriber), from: start, policy: policy)
     }
 }
 
 /// A ``FeedClient``'s subscriber as a ``ClientSink``: gives each message back its value's type.
-final class TypedClientSink<Value: Sendable, Downstream: Subscriber>: ClientSink
+final class TypedClientSink<Value: Sendable, Downstream: Subscriber>: ClientSink, @unchecked Sendable
 where Downstream.Input == FeedMessage<Value>, Downstream.Failure == FeedClientFailure {
     private let downstream: Downstream
 

@@ -1,0 +1,87 @@
+/// An event of a feed as its clients carry it: boxed once for all of them, with its place in the
+/// feed's order.
+///
+/// The per-client machinery (``ClientSubscription``, ``ClientBuffer``, ``ClientOutlet``) is not
+/// generic over the feed's values: the feed's subject reaches each client through an existential
+/// subscriber, where generic code runs unspecialised and looks up generic metadata several times
+/// per delivery. Only the edges see the value's type: ``FeedClient``'s subscriber and the SSE and
+/// WebSocket writers, through ``value(as:)``.
+///
+/// A **break** (``isBreak``) is not an event: the feed's history broke there (a new epoch, or
+/// events trimmed away before the feed read them); it reaches every client as a reset message,
+/// and events after it are numbered from ``id`` of ``epoch``.
+package class FeedEvent: @unchecked Sendable {
+    /// The event's position in its epoch (for a break: the position after which events follow).
+    package let id: UInt64
+    /// The epoch of the event's history.
+    package let epoch: String
+    /// The feed's own count of what it published, events and breaks, from 1: what a client's
+    /// starting point already covers is recognised by it. 0 for events read from a history.
+    let serial: UInt64
+    /// Whether this is a break rather than an event.
+    package let isBreak: Bool
+
+    init(id: UInt64, epoch: String, serial: UInt64, isBreak: Bool = false) {
+        self.id = id
+        self.epoch = epoch
+        self.serial = serial
+        self.isBreak = isBreak
+    }
+
+    /// The event's id as clients see it.
+    package final var eventID: EventID { EventID(uncheckedEpoch: epoch, position: id) }
+
+    /// The event's value; `Output` must be the type of the feed that made the event.
+    @inline(__always)
+    package final func value<Output>(as _: Output.Type) -> Output {
+        unsafeDowncast(self, to: TypedFeedEvent<Output>.self).value
+    }
+}
+
+/// A ``FeedEvent`` of a feed of `Output`.
+final class TypedFeedEvent<Output>: FeedEvent, @unchecked Sendable {
+    let value: Output
+
+    init(id: UInt64, epoch: String, serial: UInt64, value: Output) {
+        self.value = value
+        super.init(id: id, epoch: epoch, serial: serial)
+    }
+}
+
+/// A break in a feed's history (``FeedEvent/isBreak``): every client gets a reset message here.
+final class FeedBreak: FeedEvent, @unchecked Sendable {
+    /// How many events were lost, when known.
+    let missed: UInt64?
+
+    init(epoch: String, after position: UInt64, missed: UInt64?, serial: UInt64) {
+        self.missed = missed
+        super.init(id: position, epoch: epoch, serial: serial, isBreak: true)
+    }
+}
+
+/// What one client is to receive, as the per-client machinery carries it: ``FeedMessage`` without
+/// the value's type.
+package enum ClientMessage {
+    case event(FeedEvent)
+    case dropped(count: Int)
+    case reset(missed: UInt64?)
+    case shutdown(reason: String)
+
+    /// The message with the value's type of a feed of `Output`.
+    func typed<Output>(as _: Output.Type) -> FeedMessage<Output> {
+        switch self {
+        case .event(let event): .event(id: event.eventID, event.value(as: Output.self))
+        case .dropped(let count): .dropped(count: count)
+        case .reset(let missed): .reset(missed: missed)
+        case .shutdown(let reason): .shutdown(reason: reason)
+        }
+    }
+}
+
+extension EventID {
+    /// An id whose epoch is known to be well formed (it came from an ``EventID`` or a feed).
+    init(uncheckedEpoch epoch: String, position: UInt64) {
+        self.epoch = epoch
+        self.position = position
+    }
+}

@@ -1,0 +1,87 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SluiceFeed
+
+/// What a request may see of a topic: decided per request and topic before any stream starts.
+public enum TopicAccess<Output>: Sendable {
+    /// The stream may start; with `filter`, the client gets only the events it accepts.
+    case allowed(filter: (@Sendable (Output) -> Bool)?)
+    /// 401: the request says nobody (or nobody known).
+    case unauthorized
+    /// 403: the request's somebody may not see this topic.
+    case forbidden
+
+    /// The stream may start, every event shown.
+    public static var allowed: TopicAccess { .allowed(filter: nil) }
+}
+
+/// Server-Sent Events by topic: a route's handler that authorizes the request for the topic, finds
+/// the topic's feed, and streams it — `GET /events/{topic}` in one line.
+///
+/// ```swift
+/// let streams = TopicEventStreams(feeds: { try await feeds.feed(of: $0) }) { request, topic in
+///     guard let user = request.headers[.authorization].flatMap(users.find) else { return .unauthorized }
+///     guard user.mayRead(topic) else { return .forbidden }
+///     return .allowed { event in user.maySee(event) }
+/// }
+/// router.get("events/:topic") { request, context in
+///     await streams.response(to: request, topic: try context.parameters.require("topic"))
+/// }
+/// ```
+///
+/// The answer: 401 or 403 (from `authorize`) before any stream starts; 503 with `Retry-After`
+/// when the topic's feed cannot be had (its log unreachable); otherwise the stream, as
+/// ``ServerSentEvents`` serves it, with the filter `authorize` gave.
+public struct TopicEventStreams<Output: Sendable>: Sendable {
+    /// The feed of a topic.
+    public let feeds: @Sendable (String) async throws -> EventFeed<Output>
+    /// What a request may see of a topic.
+    public let authorize: @Sendable (Request, String) async -> TopicAccess<Output>
+    /// How each stream behaves.
+    public let options: ServerSentEvents<Output>.Options
+    private let encode: @Sendable (Output) -> ServerSentEvent
+
+    /// Streams of topics' feeds of ready-encoded events.
+    public init(feeds: @escaping @Sendable (String) async throws -> EventFeed<Output>,
+                options: ServerSentEvents<Output>.Options = .init(),
+                authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed })
+    where Output == ServerSentEvent {
+        self.init(feeds: feeds, options: options, encode: { $0 }, authorize: authorize)
+    }
+
+    /// Streams of topics' feeds, each event encoded by `encode` for each client.
+    public init(feeds: @escaping @Sendable (String) async throws -> EventFeed<Output>,
+                options: ServerSentEvents<Output>.Options = .init(),
+                encode: @escaping @Sendable (Output) -> ServerSentEvent,
+                authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed }) {
+        self.feeds = feeds
+        self.options = options
+        self.encode = encode
+        self.authorize = authorize
+    }
+
+    /// The response to `request` for `topic`.
+    public func response(to request: Request, topic: String) async -> Response {
+        let filter: (@Sendable (Output) -> Bool)?
+        switch await authorize(request, topic) {
+        case .unauthorized: return Self.refusal(.unauthorized, "not authenticated\n")
+        case .forbidden: return Self.refusal(.forbidden, "not allowed to read \(topic)\n")
+        case .allowed(let accepted): filter = accepted
+        }
+        let feed: EventFeed<Output>
+        do {
+            feed = try await feeds(topic)
+        } catch {
+            var response = Self.refusal(.serviceUnavailable, "the topic's events are unavailable; try again\n")
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        return ServerSentEvents(feed: feed, options: options, encode: encode).response(to: request, filter: filter)
+    }
+
+    private static func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,398 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import ServiceLifecycle
+import Sluice
+import SluiceFeed
+
+/// One listener per process for every topic of a ``PostgresEventLog``: one connection (leased from
+/// the log's `PostgresClient` for as long as it lasts), a `LISTEN` per topic that has readers —
+/// added and removed while it runs — and, per topic, one reader of the table that each wake-up
+/// sets going. A `Service`: run it in the app's `ServiceGroup`.
+///
+/// ```swift
+/// let listener = PostgresEventLogListener(log: log, logger: logger)
+/// let group = ServiceGroup(services: [postgres, listener, app], logger: logger)
+/// let orders = listener.entries(of: "orders", after: try await log.head(of: "orders"))
+/// ```
+///
+/// - **Catch-up**: a topic's reader reads the table from its last position each time its `LISTEN`
+///   is in place — at the start and after every reconnect — and at each wake-up, so nothing
+///   committed while no connection listened is lost while the table still holds it; when
+///   retention removed some of it first, the reader says so with a
+///   ``LogEntry/reset(epoch:after:missed:)``, and a new epoch likewise.
+/// - **Liveness**: every ``Options/probeInterval`` the connection runs `SELECT 1`; one that takes
+///   longer than ``Options/probeTimeout`` (a half-open connection: a NAT or a balancer dropped it
+///   without a word) is closed and replaced.
+/// - **Reconnecting**: after any failure it connects again after a delay that doubles from
+///   ``Options/initialDelay`` up to ``Options/maximumDelay``, each drawn at random between half and
+///   all of it (jitter), and never gives up. ``state`` (and ``statePublisher``) says whether it is
+///   listening or since when it has been reconnecting: a readiness check reads it.
+public final class PostgresEventLogListener: Service, @unchecked Sendable {
+    /// Liveness and reconnection settings.
+    public struct Options: Sendable {
+        /// How often the connection is probed (5 s).
+        public var probeInterval: Duration
+        /// How long a probe may take before the connection is taken for dead (5 s).
+        public var probeTimeout: Duration
+        /// The first wait before connecting again (100 ms).
+        public var initialDelay: Duration
+        /// The longest wait between attempts (10 s).
+        public var maximumDelay: Duration
+        /// How many events a reader asks the table for at once (500).
+        public var pageSize: Int
+
+        /// Options.
+        public init(probeInterval: Duration = .seconds(5), probeTimeout: Duration = .seconds(5),
+                    initialDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(10), pageSize: Int = 500) {
+            precondition(pageSize > 0, "pageSize must be positive")
+            self.probeInterval = probeInterval
+            self.probeTimeout = probeTimeout
+            self.initialDelay = initialDelay
+            self.maximumDelay = maximumDelay
+            self.pageSize = pageSize
+        }
+    }
+
+    /// Where the listener stands.
+    public enum State: Sendable, Equatable {
+        /// Not listening yet.
+        case starting
+        /// Listening on a live connection since this time.
+        case listening(since: Date)
+        /// No connection since `since`: `attempts` attempts have failed, the last with `lastError`.
+        case reconnecting(since: Date, attempts: Int, lastError: String)
+        /// Stopped (graceful shutdown or cancellation).
+        case stopped
+
+        /// Whether the listener is listening: the readiness of an instance that serves the log.
+        public var isListening: Bool {
+            if case .listening = self { return true }
+            return false
+        }
+    }
+
+    /// The log listened to.
+    public let log: PostgresEventLog
+    /// The settings.
+    public let options: Options
+    private let logger: Logger
+    private let stateSubject = CurrentValueSubject<State, Never>(.starting)
+    private let lock = NIOLockedValueBox(Registry())
+
+    private struct Registry {
+        var readers: [String: TopicReader] = [:]
+        var session: ListenSession?
+        var state = State.starting
+    }
+
+    /// A listener for `log`'s topics.
+    public init(log: PostgresEventLog, options: Options = Options(), logger: Logger = Logger(label: "SluicePostgres.Listener")) {
+        self.log = log
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Where the listener stands now.
+    public var state: State { lock.withLockedValue { $0.state } }
+
+    /// The listener's state now and at each change.
+    public var statePublisher: AnyPublisher<State, Never> { stateSubject.removeDuplicates().eraseToAnyPublisher() }
+
+    /// `topic`'s entries after `start`, in order: events, and resets where the history broke. The
+    /// first subscriber makes the topic's reader (and its `LISTEN`); it starts after `start` (later
+    /// subscribers get what comes next). When the last subscriber cancels, the reader and the
+    /// `LISTEN` go. Values are sent as they are read, without waiting for demand: subscribe with
+    /// unlimited demand (an ``EventFeed`` does).
+    public func entries(of topic: String, after start: EventID) -> AnyPublisher<LogEntry<String>, Never> {
+        Deferred { [self] in
+            let (reader, made, session) = lock.withLockedValue { registry -> (TopicReader, Bool, ListenSession?) in
+                if let reader = registry.readers[topic] {
+                    reader.subscribers += 1
+                    return (reader, false, nil)
+                }
+                let reader = TopicReader(topic: topic, after: start, log: log, pageSize: options.pageSize, logger: logger)
+                reader.subscribers = 1
+                registry.readers[topic] = reader
+                return (reader, true, registry.session)
+            }
+            if made { session?.listen(reader) }
+            return reader.subject.handleEvents(receiveCancel: { [self] in leave(reader) })
+        }
+        .eraseToAnyPublisher()
+    }
+
+    private func leave(_ reader: TopicReader) {
+        let session = lock.withLockedValue { registry -> ListenSession?? in
+            reader.subscribers -= 1
+            guard reader.subscribers == 0, registry.readers[reader.topic] === reader else { return .none }
+            registry.readers[reader.topic] = nil
+            return .some(registry.session)
+        }
+        guard case .some(let current) = session else { return }
+        current?.unlisten(reader.topic)
+        reader.stop()
+    }
+
+    /// Listens until graceful shutdown or cancellation, reconnecting after every failure.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.listen()
+        }
+        set(.stopped)
+        lock.withLockedValue { $0.readers.values.forEach { $0.stop() } }
+    }
+
+    private func listen() async {
+        var attempts = 0
+        var since = Date()
+        while !Task.isCancelled {
+            do {
+                try await log.client.withConnection { connection in
+                    try await self.serve(connection) { attempts = 0 }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                if attempts == 0 { since = Date() }
+                attempts += 1
+                set(.reconnecting(since: since, attempts: attempts, lastError: "\(error)"))
+                logger.warning("event log listener: connection lost or refused, reconnecting",
+                               metadata: ["attempt": "\(attempts)", "error": "\(String(reflecting: error))"])
+                var delay = options.initialDelay
+                for _ in 1..<min(attempts, 30) where delay < options.maximumDelay { delay *= 2 }
+                delay = min(delay, options.maximumDelay) * Double.random(in: 0.5...1)
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// Listens on `connection` for every topic until it fails.
+    private func serve(_ connection: PostgresConnection, connected: () -> Void) async throws {
+        let session = ListenSession(connection: connection, logger: logger)
+        let readers = lock.withLockedValue { registry -> [TopicReader] in
+            registry.session = session
+            return Array(registry.readers.values)
+        }
+        defer {
+            lock.withLockedValue { registry in if registry.session === session { registry.session = nil } }
+            session.end()
+        }
+        for reader in readers { session.listen(reader) }
+        connected()
+        set(.listening(since: Date()))
+        logger.info("event log listener: listening", metadata: ["topics": "\(readers.count)"])
+        let options = options
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await session.waitForFailure() }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: options.probeInterval)
+                    try await Self.probe(connection, timeout: options.probeTimeout)
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// `SELECT 1` within `timeout`; closes the connection and throws if it takes longer.
+    static func probe(_ connection: PostgresConnection, timeout: Duration) async throws {
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await connection.query("SELECT 1", logger: Logger(label: "SluicePostgres.Probe"))
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        if !answered {
+            try? await connection.close()
+            throw PostgresEventLogError(message: "the listening connection did not answer a probe within \(timeout)")
+        }
+    }
+
+    private func set(_ state: State) {
+        lock.withLockedValue { $0.state = state }
+        stateSubject.send(state)
+    }
+}
+
+/// The `LISTEN`s on one connection: a task per topic.
+final class ListenSession: @unchecked Sendable {
+    private struct State {
+        var tasks: [String: Task<Void, Never>] = [:]
+        var failure: (any Error)?
+        var waiter: CheckedContinuation<Void, any Error>?
+        var ended = false
+    }
+
+    private let connection: PostgresConnection
+    private let logger: Logger
+    private let state = NIOLockedValueBox(State())
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Starts listening for `reader`'s topic; its reader catches up once `LISTEN` is in place.
+    func listen(_ reader: TopicReader) {
+        let connection = connection
+        let task = Task {
+            do {
+                try await connection.listen(on: PostgresEventLog.channel(of: reader.topic)) { notifications in
+                    reader.wake()   // LISTEN is in place: what was committed before it is in the table
+                    for try await _ in notifications { reader.wake() }
+                }
+                if !Task.isCancelled { self.fail(PostgresEventLogError(message: "the notifications of \(reader.topic) ended")) }
+            } catch {
+                if !Task.isCancelled { self.fail(error) }
+            }
+        }
+        let late = state.withLockedValue { state -> Bool in
+            guard !state.ended else { return true }
+            state.tasks[reader.topic]?.cancel()
+            state.tasks[reader.topic] = task
+            return false
+        }
+        if late { task.cancel() }
+    }
+
+    /// Stops listening for `topic` (`UNLISTEN`).
+    func unlisten(_ topic: String) {
+        state.withLockedValue { $0.tasks.removeValue(forKey: topic) }?.cancel()
+    }
+
+    /// Returns (throwing) when a `LISTEN` fails: the connection is lost.
+    func waitForFailure() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let failure = state.withLockedValue { state -> (any Error)? in
+                    if let failure = state.failure { return failure }
+                    if state.ended { return CancellationError() }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let failure { continuation.resume(throwing: failure) }
+            }
+        } onCancel: {
+            self.fail(CancellationError())
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+            if state.failure == nil { state.failure = error }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+
+    /// Ends every `LISTEN` of this session.
+    func end() {
+        let tasks = state.withLockedValue { state -> [Task<Void, Never>] in
+            state.ended = true
+            defer { state.tasks = [:] }
+            return Array(state.tasks.values)
+        }
+        tasks.forEach { $0.cancel() }
+        fail(CancellationError())
+    }
+}
+
+/// One topic's reader: reads the table after its last position each time it is woken, one read at a
+/// time (a wake-up during a read makes it read again), and sends what it read, in order.
+final class TopicReader: @unchecked Sendable {
+    let topic: String
+    let subject = PassthroughSubject<LogEntry<String>, Never>()
+    /// Guarded by the listener's registry lock.
+    var subscribers = 0
+    private let log: PostgresEventLog
+    private let pageSize: Int
+    private let logger: Logger
+    private let state: NIOLockedValueBox<State>
+
+    private struct State {
+        var after: EventID
+        var reading = false
+        var again = false
+        var stopped = false
+        var task: Task<Void, Never>?
+    }
+
+    init(topic: String, after: EventID, log: PostgresEventLog, pageSize: Int, logger: Logger) {
+        self.topic = topic
+        self.log = log
+        self.pageSize = pageSize
+        self.logger = logger
+        state = NIOLockedValueBox(State(after: after))
+    }
+
+    /// Reads what is new (now, or after the read under way).
+    func wake() {
+        let start = state.withLockedValue { state -> Bool in
+            guard !state.stopped else { return false }
+            if state.reading {
+                state.again = true
+                return false
+            }
+            state.reading = true
+            return true
+        }
+        guard start else { return }
+        let task = Task { await self.read() }
+        state.withLockedValue { $0.task = task }
+    }
+
+    func stop() {
+        state.withLockedValue { state -> Task<Void, Never>? in
+            state.stopped = true
+            return state.task
+        }?.cancel()
+    }
+
+    private func read() async {
+        var failures = 0
+        while !Task.isCancelled {
+            let after = state.withLockedValue { state -> EventID? in
+                state.again = false
+                return state.stopped ? nil : state.after
+            }
+            guard let after else { return }
+            do {
+                let entries = try await log.entries(of: topic, after: after, limit: pageSize)
+                failures = 0
+                var last = after
+                for entry in entries {
+                    switch entry {
+                    case .event(let id, _): last = id
+                    case .reset(let epoch, let position, _): last = EventID(epoch: epoch, position: position)
+                    }
+                    subject.send(entry)
+                }
+                let done = state.withLockedValue { state -> Bool in
+                    state.after = last
+                    if !entries.isEmpty { return false }   // there may be more
+                    if state.again { return false }
+                    state.reading = false
+                    return true
+                }
+                if done { return }
+            } catch {
+                // The table could not be read (the database restarting, say): try again soon; the
+                // listener wakes every reader once it listens again as well.
+                failures += 1
+                logger.debug("event log reader: read failed", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                try? await Task.sleep(for: .milliseconds(min(100 * (1 << min(failures, 6)), 5_000)))
+            }
+        }
+        state.withLockedValue { $0.reading = false }
+    }
+}
