@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOPosix
 import PostgresNIO
 import Sluice
@@ -98,4 +99,48 @@ extension PostgresNotificationEvent {
         if case .gap(.dropped(let count)) = self { return count }
         return nil
     }
+}
+
+extension TestDatabase {
+    /// The client's settings for the test server, `applicationName` naming its connections (so a
+    /// test can terminate them).
+    static func clientConfiguration(applicationName: String? = nil, port: Int? = nil) throws -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: "127.0.0.1", port: try port ?? Int(setting("SLUICE_PG_PORT"))!, username: try setting("SLUICE_PG_USER"),
+            password: try setting("SLUICE_PG_PASSWORD"), database: try setting("SLUICE_PG_DATABASE"), tls: .disable)
+        if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
+        return configuration
+    }
+
+    /// A running `PostgresClient` and an event log in tables of their own (`t<random>_…`), for the
+    /// duration of `body`.
+    static func withLog<R>(applicationName: String? = nil, port: Int? = nil,
+                           _ body: (PostgresEventLog) async throws -> R) async throws -> R {
+        let client = PostgresClient(configuration: try clientConfiguration(applicationName: applicationName, port: port))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let log = PostgresEventLog(client: client, prefix: "t\(UInt32.random(in: 0...UInt32.max))")
+        try await log.migrate()
+        return try await body(log)
+    }
+
+    /// Terminates every backend whose application name is `name`; returns how many there were.
+    @discardableResult
+    static func terminate(applicationName name: String) async throws -> Int {
+        try await run("SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity WHERE application_name = '\(name)'").count
+    }
+}
+
+/// Collects what a publisher sends, thread-safely: a sink for tests that wait on events.
+final class Collected<Value: Sendable>: Sendable {
+    private let box = NIOLockedValueBox<[Value]>([])
+    private let kept = NIOLockedValueBox<AnyCancellable?>(nil)
+
+    init<P: Publisher>(_ publisher: P) where P.Output == Value, P.Failure == Never {
+        let box = box
+        kept.withLockedValue { $0 = publisher.sink { value in box.withLockedValue { $0.append(value) } } }
+    }
+
+    var values: [Value] { box.withLockedValue { $0 } }
+    func cancel() { kept.withLockedValue { $0 }?.cancel() }
 }

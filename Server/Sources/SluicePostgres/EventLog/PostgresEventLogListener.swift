@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
@@ -7,7 +8,8 @@ import Sluice
 import SluiceFeed
 
 /// One listener per process for every topic of a ``PostgresEventLog``: one connection (leased from
-/// the log's `PostgresClient` for as long as it lasts), a `LISTEN` per topic that has readers —
+/// the log's `PostgresClient` for as long as it lasts, or a connection of its own from
+/// ``Connection/configuration(_:)``), a `LISTEN` per topic that has readers —
 /// added and removed while it runs — and, per topic, one reader of the table that each wake-up
 /// sets going. A `Service`: run it in the app's `ServiceGroup`.
 ///
@@ -55,6 +57,14 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         }
     }
 
+    /// Where the listening connection comes from.
+    public enum Connection: Sendable {
+        /// Leased from the log's `PostgresClient` (one of its connections, for as long as it lasts).
+        case logClient
+        /// A connection of its own, made with these settings (outside any pool).
+        case configuration(PostgresConnection.Configuration)
+    }
+
     /// Where the listener stands.
     public enum State: Sendable, Equatable {
         /// Not listening yet.
@@ -77,6 +87,8 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
     public let log: PostgresEventLog
     /// The settings.
     public let options: Options
+    /// Where the listening connection comes from.
+    public let connection: Connection
     private let logger: Logger
     private let stateSubject = CurrentValueSubject<State, Never>(.starting)
     private let lock = NIOLockedValueBox(Registry())
@@ -87,9 +99,11 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         var state = State.starting
     }
 
-    /// A listener for `log`'s topics.
-    public init(log: PostgresEventLog, options: Options = Options(), logger: Logger = Logger(label: "SluicePostgres.Listener")) {
+    /// A listener for `log`'s topics, listening on `connection`.
+    public init(log: PostgresEventLog, connection: Connection = .logClient, options: Options = Options(),
+                logger: Logger = Logger(label: "SluicePostgres.Listener")) {
         self.log = log
+        self.connection = connection
         self.options = options
         self.logger = logger
     }
@@ -149,8 +163,20 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         var since = Date()
         while !Task.isCancelled {
             do {
-                try await log.client.withConnection { connection in
-                    try await self.serve(connection) { attempts = 0 }
+                switch connection {
+                case .logClient:
+                    try await log.client.withConnection { connection in
+                        try await self.serve(connection) { attempts = 0 }
+                    }
+                case .configuration(let configuration):
+                    let connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: Int.random(in: 1...Int.max), logger: logger)
+                    do {
+                        try await serve(connection) { attempts = 0 }
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -196,24 +222,20 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         }
     }
 
-    /// `SELECT 1` within `timeout`; closes the connection and throws if it takes longer.
+    /// `SELECT 1` within `timeout`; otherwise closes the connection (which fails the query that
+    /// would never be answered) and throws.
     static func probe(_ connection: PostgresConnection, timeout: Duration) async throws {
-        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await connection.query("SELECT 1", logger: Logger(label: "SluicePostgres.Probe"))
-                return true
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                return false
+                try? await connection.close()
+                throw PostgresEventLogError(message: "the listening connection did not answer a probe within \(timeout)")
             }
-            let first = try await group.next()!
+            try await group.next()
             group.cancelAll()
-            return first
-        }
-        if !answered {
-            try? await connection.close()
-            throw PostgresEventLogError(message: "the listening connection did not answer a probe within \(timeout)")
         }
     }
 

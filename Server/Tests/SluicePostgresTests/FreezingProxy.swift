@@ -1,0 +1,82 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP proxy on loopback to a target port that can **freeze** the connections it carries: after
+/// ``freeze()`` they stay open but nothing crosses them either way — what a client sees of a
+/// connection a NAT or a load balancer dropped without a word (half-open). Connections made after
+/// the freeze are carried normally.
+final class FreezingProxy: Sendable {
+    let port: Int
+    private let server: any Channel
+    private let pairs = NIOLockedValueBox<[Glue]>([])
+
+    init(target: Int) async throws {
+        let pairs = pairs
+        server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { inbound in
+                let glue = Glue()
+                pairs.withLockedValue { $0.append(glue) }
+                return ClientBootstrap(group: inbound.eventLoop)
+                    .channelInitializer { outbound in outbound.pipeline.addHandler(GlueHandler(glue: glue, side: .server)) }
+                    .connect(host: "127.0.0.1", port: target)
+                    .flatMap { outbound in
+                        glue.server = outbound
+                        glue.client = inbound
+                        // The accepted channel starts reading once this future completes, with the glue in place.
+                        return inbound.pipeline.addHandler(GlueHandler(glue: glue, side: .client))
+                    }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        port = server.localAddress!.port!
+    }
+
+    /// Stops every connection carried so far from passing anything, without closing it.
+    func freeze() {
+        pairs.withLockedValue { $0.forEach { $0.frozen.withLockedValue { $0 = true } } }
+    }
+
+    func close() async {
+        try? await server.close()
+        for glue in pairs.withLockedValue({ $0 }) {
+            try? await glue.client?.close()
+            try? await glue.server?.close()
+        }
+    }
+
+    final class Glue: @unchecked Sendable {   // the channels are set once, on their event loop, before use
+        var client: (any Channel)?
+        var server: (any Channel)?
+        let frozen = NIOLockedValueBox(false)
+    }
+
+    final class GlueHandler: ChannelDuplexHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundIn = ByteBuffer
+        enum Side { case client, server }
+        let glue: Glue
+        let side: Side
+
+        init(glue: Glue, side: Side) {
+            self.glue = glue
+            self.side = side
+        }
+
+        private var peer: (any Channel)? { side == .client ? glue.server : glue.client }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !glue.frozen.withLockedValue({ $0 }) else { return }   // swallowed: the peer never hears it
+            peer?.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if !glue.frozen.withLockedValue({ $0 }) { peer?.close(promise: nil) }
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}

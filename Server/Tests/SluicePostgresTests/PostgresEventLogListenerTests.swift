@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Sluice
+import SluiceFeed
+import SluicePostgres
+import Testing
+
+/// The listener against a real PostgreSQL server: one connection for every topic, catch-up from the
+/// table after its connection is killed, a half-open connection noticed by the probe, a gap only
+/// where retention passed it.
+@Suite(.serialized) struct PostgresEventLogListenerTests {
+    private func positions(_ entries: [LogEntry<String>]) -> [UInt64] {
+        entries.compactMap { if case .event(let id, _) = $0 { id.position } else { nil } }
+    }
+
+    private func running(_ listener: PostgresEventLogListener) -> Task<Void, any Error> {
+        Task { try await listener.run() }
+    }
+
+    @Test func oneConnectionListensForEveryTopicAndTopicsComeAndGo() async throws {
+        let name = "listener-\(UInt32.random(in: 0...UInt32.max))"
+        try await TestDatabase.withLog { log in
+            let listening = try TestDatabase.configuration(applicationName: name)
+            let listener = PostgresEventLogListener(log: log, connection: .configuration(listening),
+                                                    options: .init(probeInterval: .seconds(600)))
+            let run = running(listener)
+            defer { run.cancel() }
+            let a = Collected(listener.entries(of: "a", after: try await log.head(of: "a")))
+            let b = Collected(listener.entries(of: "b", after: try await log.head(of: "b")))
+            #expect(await waitUntilAsync { try await TestDatabase.run(
+                "SELECT query FROM pg_stat_activity WHERE application_name = '\(name)'").count == 1 })
+            for i in 1...3 {
+                try await log.append("a\(i)", to: "a")
+                try await log.append("b\(i)", to: "b")
+            }
+            await waitUntil { a.values.count == 3 && b.values.count == 3 }
+            #expect(positions(a.values) == [1, 2, 3] && positions(b.values) == [1, 2, 3])
+            #expect(a.values.allSatisfy { if case .event(_, let text) = $0 { text.hasPrefix("a") } else { false } })
+            // Both LISTENs on the one connection of the listener.
+            let log1 = try TestDatabase.log()
+            #expect(log1.contains("LISTEN \"\(PostgresEventLog.channel(of: "a"))\""))
+            #expect(log1.contains("LISTEN \"\(PostgresEventLog.channel(of: "b"))\""))
+            #expect(try await TestDatabase.run("SELECT count(*)::text FROM pg_stat_activity WHERE application_name = '\(name)'") == ["1"])
+            // The last reader of "a" leaves: UNLISTEN; a topic added later is heard too.
+            a.cancel()
+            #expect(await waitUntilAsync { try TestDatabase.log().contains("UNLISTEN \"\(PostgresEventLog.channel(of: "a"))\"") })
+            let c = Collected(listener.entries(of: "c", after: try await log.head(of: "c")))
+            try await log.append("c1", to: "c")
+            await waitUntil { c.values.count == 1 }
+            #expect(positions(c.values) == [1])
+            b.cancel()
+            c.cancel()
+        }
+    }
+
+    @Test func catchesUpFromTheTableAfterItsConnectionIsKilled() async throws {
+        let name = "listener-\(UInt32.random(in: 0...UInt32.max))"
+        try await TestDatabase.withLog { log in
+            let listener = PostgresEventLogListener(
+                log: log, connection: .configuration(try TestDatabase.configuration(applicationName: name)),
+                options: .init(probeInterval: .seconds(600), initialDelay: .milliseconds(200)))
+            let states = Collected(listener.statePublisher)
+            let run = running(listener)
+            defer { run.cancel() }
+            let entries = Collected(listener.entries(of: "t", after: try await log.head(of: "t")))
+            await waitUntil { listener.state.isListening }
+            for i in 1...5 { try await log.append("e\(i)", to: "t") }
+            await waitUntil { entries.values.count == 5 }
+            for round in 1...3 {
+                // The listener is connected (again): kill its connection, append while nobody listens.
+                #expect(await waitUntilAsync { try await TestDatabase.run(
+                    "SELECT pid::text FROM pg_stat_activity WHERE application_name = '\(name)'").count == 1 })
+                #expect(try await TestDatabase.terminate(applicationName: name) == 1)
+                for i in 1...5 { try await log.append("more\(i)", to: "t") }
+                await waitUntil { entries.values.count == 5 + 5 * round }
+            }
+            #expect(positions(entries.values) == Array(1...20))   // in order, none twice, no reset
+            #expect(states.values.contains { if case .reconnecting = $0 { true } else { false } })
+            await waitUntil { listener.state.isListening }
+            #expect(listener.state.isListening)
+        }
+    }
+
+    @Test func aHalfOpenConnectionIsNoticedByTheProbeAndReplaced() async throws {
+        try await TestDatabase.withLog { log in
+            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+            var through = try TestDatabase.configuration()
+            through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: through.username,
+                                                       password: through.password, database: through.database, tls: .disable)
+            let listener = PostgresEventLogListener(
+                log: log, connection: .configuration(through),
+                options: .init(probeInterval: .milliseconds(500), probeTimeout: .seconds(1), initialDelay: .milliseconds(100)))
+            let states = Collected(listener.statePublisher)
+            let run = running(listener)
+            defer { run.cancel() }
+            let entries = Collected(listener.entries(of: "t", after: try await log.head(of: "t")))
+            await waitUntil { listener.state.isListening }
+            try await log.append("before", to: "t")
+            await waitUntil { entries.values.count == 1 }
+            proxy.freeze()   // the listener's connection is now half-open: open, and silent
+            try await log.append("during", to: "t")
+            // The probe finds it dead, the listener connects again (through the proxy, anew) and reads.
+            await waitUntil { entries.values.count == 2 }
+            #expect(positions(entries.values) == [1, 2])
+            #expect(states.values.contains { if case .reconnecting = $0 { true } else { false } })
+            #expect(listener.state.isListening)
+            await proxy.close()
+        }
+    }
+
+    @Test func aGapIsReportedOnlyWhereRetentionPassedIt() async throws {
+        try await TestDatabase.withLog { log in
+            for i in 1...10 { try await log.append("e\(i)", to: "t") }
+            let head = try await log.head(of: "t")
+            try await log.trim(.init(default: .init(maximumCount: 4)))
+            let listener = PostgresEventLogListener(log: log, options: .init(probeInterval: .seconds(600)))
+            let run = running(listener)
+            defer { run.cancel() }
+            let behind = Collected(listener.entries(of: "t", after: EventID(epoch: head.epoch, position: 2)))
+            await waitUntil { behind.values.count == 5 }
+            #expect(behind.values.first == .reset(epoch: head.epoch, after: 6, missed: 4))
+            #expect(positions(behind.values) == [7, 8, 9, 10])
+            behind.cancel()
+            let within = Collected(listener.entries(of: "t", after: EventID(epoch: head.epoch, position: 8)))
+            await waitUntil { within.values.count == 2 }
+            try await log.append("e11", to: "t")
+            await waitUntil { within.values.count == 3 }
+            #expect(within.values.count == 3 && positions(within.values) == [9, 10, 11])   // no reset
+        }
+    }
+}
+
+/// Waits until `condition` holds (errors count as not yet), polling; gives up after `timeout` seconds.
+func waitUntilAsync(timeout: Double = 60, _ condition: () async throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(timeout)
+    while ContinuousClock.now < deadline {
+        if (try? await condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return false
+}
