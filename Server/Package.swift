@@ -123,6 +123,17 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // What the server package's tests share (an SSE client over real sockets); no product.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "SluiceFeed",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/ServerTestSupport"),
         .testTarget(
             name: "SluiceFeedTests",
             dependencies: [
@@ -133,6 +144,7 @@ let package = Package(
         .testTarget(
             name: "SluicePostgresTests",
             dependencies: [
+                "ServerTestSupport",
                 "SluicePostgres",
                 "SluiceHTTP",
                 .product(name: "SluiceTesting", package: "Sluice"),
@@ -145,6 +157,7 @@ let package = Package(
         .testTarget(
             name: "SluiceHTTPTests",
             dependencies: [
+                "ServerTestSupport",
                 "SluiceHTTP",
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceTesting", package: "Sluice"),
