@@ -1,0 +1,326 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import ServerTestSupport
+import SluiceFeed
+import SluicePostgres
+import Testing
+
+/// A fleet of three `sluice-feed --postgres` processes over the real PostgreSQL that `Server/test`
+/// starts, and SSE clients over loopback that move between them with `Last-Event-ID`, while
+/// appenders commit out of order and roll back, the instances' backends are killed, an instance is
+/// killed with SIGKILL and started again, and PostgreSQL itself is restarted. Every client must get
+/// every committed event exactly once, in order, and no rolled-back one.
+///
+/// It restarts the database, so `Server/test` runs it alone, after the other tests.
+@Suite(.serialized) struct FleetTests {
+    static let logger = Logger(label: "fleet-test")
+
+    @Test(.timeLimit(.minutes(10)))
+    func everyClientGetsEveryCommittedEventOnceInOrderWhateverTheFleetGoesThrough() async throws {
+        let instances = NIOLockedValueBox<[Instance]>([])
+        do {
+            try await run(instances)
+        } catch {
+            for instance in instances.withLockedValue({ $0 }) { await instance.stop() }
+            throw error
+        }
+        for instance in instances.withLockedValue({ $0 }) { await instance.stop() }
+    }
+
+    func run(_ started: NIOLockedValueBox<[Instance]>) async throws {
+        let topic = "fleet\(UInt32.random(in: 0...UInt32.max))"
+        var instances: [Instance] = []
+        for name in ["A", "B", "C"] {
+            instances.append(try await Instance.start(name))
+            started.withLockedValue { $0 = instances }
+        }
+        let ports = NIOLockedValueBox(instances.map { Optional($0.port) })
+
+        let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(applicationName: "fleet-appender"))
+        let runningClient = Task { await client.run() }
+        defer { runningClient.cancel() }
+        let log = PostgresEventLog(client: client, logger: Self.logger)
+
+        // Clients first: six of them, each moving to another instance after a few events.
+        let stop = NIOLockedValueBox<UInt64?>(nil)   // the last position, once the appenders are done
+        let clients = (0..<6).map { index in FleetClient(index: index, topic: topic) }
+        let clientTasks = clients.map { fleetClient in
+            Task { await fleetClient.run(ports: { ports.withLockedValue { $0 } }, until: { stop.withLockedValue { $0 } }) }
+        }
+        await waitUntilTrue { clients.allSatisfy { $0.connections >= 1 } }
+
+        // Appenders: three, each its own transactions; some begin early and commit late, some roll back.
+        let appenders = Appenders(log: log, topic: topic)
+        let appending = (0..<3).map { index in Task { await appenders.run(index) } }
+
+        // What a fleet goes through, each step when enough has been committed.
+        try await appenders.waitForCommitted(100)
+        let killed = try await TestDatabase.run("""
+            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'fleet-%'
+            """)
+        Self.say("fleet: terminated \(killed.count) backends of the instances")
+        try await appenders.waitForCommitted(250)
+        await instances[1].kill()
+        ports.withLockedValue { $0[1] = nil }
+        Self.say("fleet: instance B killed (SIGKILL)")
+        try await appenders.waitForCommitted(350)
+        instances[1] = try await Instance.start("B")
+        started.withLockedValue { $0 = instances }
+        ports.withLockedValue { $0[1] = instances[1].port }
+        Self.say("fleet: instance B started again on port \(instances[1].port)")
+        try await appenders.waitForCommitted(500)
+        let restart = try TestDatabase.setting("SLUICE_PG_CTL").split(separator: " ").map(String.init) + ["restart", "-m", "fast"]
+        #expect(try await runCommand(restart) == 0, "pg_ctl restart failed")
+        Self.say("fleet: PostgreSQL restarted")
+        try await appenders.waitForCommitted(800)
+        let killedAgain = try await TestDatabase.run("""
+            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'fleet-%'
+            """)
+        Self.say("fleet: terminated \(killedAgain.count) backends of the instances again")
+        try await appenders.waitForCommitted(1_000)
+        appenders.finish()
+        Self.say("fleet: appenders stopping")
+        for task in appending { await task.value }
+        Self.say("fleet: appenders stopped")
+
+        // The truth: what the table holds for the topic.
+        let truth = try await TestDatabase.run(
+            "SELECT payload FROM sluice_log_events e WHERE topic = '\(topic)' ORDER BY e.position")
+        let positions = try await TestDatabase.run(
+            "SELECT position::text FROM sluice_log_events e WHERE topic = '\(topic)' ORDER BY e.position")
+        #expect(positions == (1...truth.count).map(String.init), "the log has holes")
+        Self.say("fleet: \(truth.count) events committed, \(appenders.rolledBack) transactions rolled back, \(appenders.failed) appends failed")
+        stop.withLockedValue { $0 = UInt64(truth.count) }
+        for task in clientTasks { await task.value }
+
+        for fleetClient in clients {
+            let got = fleetClient.received
+            Self.say("fleet: client \(fleetClient.index): \(got.count) events over \(fleetClient.connections) connections "
+                  + "(instances \(fleetClient.visited.sorted().map(String.init).joined(separator: ","))), resets \(fleetClient.resets)")
+            #expect(fleetClient.resets == 0, "client \(fleetClient.index) was reset")
+            #expect(got.map(\.position) == (1...UInt64(truth.count)).map { $0 },
+                    "client \(fleetClient.index): positions \(Self.describeDifference(got.map(\.position), truth.count))")
+            #expect(got.map(\.payload) == truth, "client \(fleetClient.index) got other payloads")
+            #expect(Set(got.map(\.epoch)).count == 1, "client \(fleetClient.index) saw several epochs")
+            #expect(!got.contains { $0.payload.hasPrefix("rolled-back") })
+            #expect(fleetClient.connections >= 3, "client \(fleetClient.index) did not move")
+        }
+        #expect(clients.contains { $0.ports.contains(instances[1].port) }, "no client resumed on the restarted instance")
+    }
+
+    /// A line of progress, at once (standard error is not buffered).
+    static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func describeDifference(_ positions: [UInt64], _ count: Int) -> String {
+        var missing: [UInt64] = []
+        var twice: [UInt64] = []
+        var seen = Set<UInt64>()
+        for position in positions where !seen.insert(position).inserted { twice.append(position) }
+        for position in 1...UInt64(max(count, 1)) where !seen.contains(position) { missing.append(position) }
+        return "missing \(missing.prefix(20)), twice \(twice.prefix(20)), \(positions.count) received"
+    }
+}
+
+/// One `sluice-feed --postgres` process, built beside the tests. Started and waited for with
+/// `posix_spawn` and `waitpid` (Foundation's `Process.waitUntilExit` was seen to miss exits here).
+struct Instance: Sendable {
+    let name: String
+    let pid: pid_t
+    let port: Int
+
+    static func start(_ name: String) async throws -> Instance {
+        let binary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("sluice-feed").path
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(name)-\(UUID().uuidString).log")
+        let pid = try spawn([binary, "--port", "0", "--instance", name, "--postgres"], output: output.path)
+        var port: Int?
+        let started = await waitUntilTrue(timeout: 120) {
+            guard let text = try? String(contentsOf: output, encoding: .utf8) else { return false }
+            guard text.contains("listening for the event log"),
+                  let range = text.range(of: #"serving on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) else {
+                return waitpid(pid, nil, WNOHANG) != 0   // it ended
+            }
+            port = Int(text[range].split(separator: ":").last!.dropLast())
+            return true
+        }
+        guard started, let port else {
+            Foundation.kill(pid, SIGKILL)
+            throw FleetFailure("instance \(name) did not start: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        }
+        return Instance(name: name, pid: pid, port: port)
+    }
+
+    /// SIGKILL, and its exit reaped.
+    func kill() async {
+        Foundation.kill(pid, SIGKILL)
+        _ = await exitStatus(of: pid)
+    }
+
+    /// SIGTERM (graceful shutdown); SIGKILL if it has not ended after 20 s.
+    func stop() async {
+        Foundation.kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waitpid(pid, nil, WNOHANG) == 0 {
+            if ContinuousClock.now > deadline { await kill(); return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Starts `arguments` with standard output (and error) to the file at `output` (`/dev/null` if nil).
+func spawn(_ arguments: [String], output: String?) throws -> pid_t {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = arguments.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+    guard spawned == 0 else { throw FleetFailure("could not run \(arguments[0]): \(spawned)") }
+    return pid
+}
+
+/// Waits (without blocking a thread) for `pid` to end; its exit status.
+func exitStatus(of pid: pid_t) async -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, WNOHANG) == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+    return (status >> 8) & 0xff
+}
+
+struct FleetFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Appenders in transactions of their own: some begin long before they append (committing after
+/// others that began later), some roll back.
+final class Appenders: Sendable {
+    let log: PostgresEventLog
+    let topic: String
+    private let state = NIOLockedValueBox((committed: 0, rolledBack: 0, failed: 0, done: false, next: 0))
+
+    init(log: PostgresEventLog, topic: String) {
+        self.log = log
+        self.topic = topic
+    }
+
+    var rolledBack: Int { state.withLockedValue { $0.rolledBack } }
+    var failed: Int { state.withLockedValue { $0.failed } }
+    func finish() { state.withLockedValue { $0.done = true } }
+
+    struct RollBack: Error {}
+
+    func run(_ index: Int) async {
+        while true {
+            let (number, done) = state.withLockedValue { state in
+                state.next += 1
+                return (state.next, state.done)
+            }
+            if done { return }
+            let rollBack = number % 9 == 0
+            do {
+                try await log.client.withTransaction(logger: FleetTests.logger) { connection in
+                    try await connection.query("SELECT 1", logger: FleetTests.logger)
+                    if number % 3 == 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...15))) }   // begun early
+                    try await log.append(rollBack ? "rolled-back \(number)" : "event \(number) by \(index)", to: topic, on: connection)
+                    if rollBack { throw RollBack() }
+                }
+                state.withLockedValue { $0.committed += 1 }
+            } catch {
+                state.withLockedValue { state in
+                    if rollBack { state.rolledBack += 1 } else { state.failed += 1 }
+                }
+                if !rollBack { try? await Task.sleep(for: .milliseconds(50)) }   // the database may be restarting
+            }
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 2...8)))
+        }
+    }
+
+    func waitForCommitted(_ count: Int) async throws {
+        let reached = await waitUntilTrue(timeout: 180) { state.withLockedValue { $0.committed } >= count }
+        if !reached { throw FleetFailure("only \(state.withLockedValue { $0.committed }) events committed, waiting for \(count)") }
+    }
+}
+
+/// One SSE client of the fleet: reads from an instance, moves to the next one after a few events
+/// (or when its connection ends) with `Last-Event-ID`, until it has every event.
+final class FleetClient: Sendable {
+    struct Received: Sendable {
+        let epoch: String
+        let position: UInt64
+        let payload: String
+    }
+
+    let index: Int
+    let topic: String
+    private let state = NIOLockedValueBox((received: [Received](), connections: 0, visited: Set<Int>(), ports: Set<Int>(),
+                                           resets: 0))
+
+    init(index: Int, topic: String) {
+        self.index = index
+        self.topic = topic
+    }
+
+    var received: [Received] { state.withLockedValue { $0.received } }
+    var connections: Int { state.withLockedValue { $0.connections } }
+    var visited: Set<Int> { state.withLockedValue { $0.visited } }
+    var resets: Int { state.withLockedValue { $0.resets } }
+    var ports: Set<Int> { state.withLockedValue { $0.ports } }
+
+    func run(ports: @Sendable () -> [Int?], until last: @Sendable () -> UInt64?) async {
+        var instance = index % 3
+        let deadline = ContinuousClock.now + .seconds(400)
+        while ContinuousClock.now < deadline {
+            let have = received
+            if let last = last(), UInt64(have.count) >= last { return }
+            guard let port = ports()[instance] else {   // down: the next one
+                instance = (instance + 1) % 3
+                continue
+            }
+            let lastID = have.last.map { EventID(epoch: $0.epoch, position: $0.position).description }
+            guard let client = try? await SSEClient.connect(port: port, path: "/events/\(topic)", lastEventID: lastID) else {
+                try? await Task.sleep(for: .milliseconds(50))
+                instance = (instance + 1) % 3
+                continue
+            }
+            state.withLockedValue { state in
+                state.connections += 1
+                state.visited.insert(instance)
+                state.ports.insert(port)
+            }
+            let stay = Int.random(in: 15...45)   // events before moving on
+            var seen = 0
+            var taken = 0
+            while true {
+                let frames = client.frames
+                for frame in frames[seen...] {
+                    if frame.event == "reset" { state.withLockedValue { $0.resets += 1 } }
+                    guard frame.isEvent, let id = frame.eventID else { continue }
+                    state.withLockedValue {
+                        $0.received.append(Received(epoch: id.epoch, position: id.position, payload: frame.data.joined(separator: "\n")))
+                    }
+                    taken += 1
+                }
+                seen = frames.count
+                if taken >= stay || client.ended { break }
+                if let last = last(), UInt64(received.count) >= last { break }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            await client.close()
+            instance = (instance + 1) % 3
+        }
+    }
+}
+
+/// Runs a command (its output discarded) and returns its exit status.
+func runCommand(_ arguments: [String]) async throws -> Int32 {
+    await exitStatus(of: try spawn(arguments, output: nil))
+}
