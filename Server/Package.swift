@@ -171,6 +171,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
+        // The event log measured (bench/eventlog): appends per second, commit → delivery to an SSE client
+        // of another process, catch-up from the table; and the NOTIFY-only way beside it.
+        .executableTarget(
+            name: "sluice-log-bench",
+            dependencies: [
+                "SluicePostgres",
+                "SluiceFeed",
+                .product(name: "Sluice", package: "Sluice"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // The fan-out benchmark's load generator (bench/fanout): SSE clients over loopback sockets, a
         // process apart from the server; no library target depends on it.
         .executableTarget(

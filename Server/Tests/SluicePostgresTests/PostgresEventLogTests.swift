@@ -114,6 +114,29 @@ import Testing
         }
     }
 
+    @Test func aBatchIsAppendedInOrderInOneStatementAndCommitsWithItsTransaction() async throws {
+        try await TestDatabase.withLog { log in
+            let start = try await log.head(of: "t")
+            try await log.append("first", to: "t")
+            let ids = try await log.client.withTransaction(logger: logger) { connection in
+                try await log.append(contentsOf: ["a", "b", "c"], to: "t", on: connection)
+            }
+            #expect(ids.map(\.position) == [2, 3, 4] && Set(ids.map(\.epoch)) == [start.epoch])
+            struct Refused: Error {}
+            await #expect(throws: (any Error).self) {
+                try await log.client.withTransaction(logger: logger) { connection in
+                    try await log.append(contentsOf: ["x", "y"], to: "t", on: connection)
+                    throw Refused()
+                }
+            }
+            #expect(try await log.append(contentsOf: [], to: "t").isEmpty)
+            let more = try await log.append(contentsOf: ["d"], to: "t")
+            #expect(more.map(\.position) == [5])
+            let entries = try await log.entries(of: "t", after: start, limit: 10)
+            #expect(entries.map { if case .event(_, let text) = $0 { text } else { "reset" } } == ["first", "a", "b", "c", "d"])
+        }
+    }
+
     @Test func anEventOfAMebibyteGoesThrough() async throws {
         try await TestDatabase.withLog { log in
             let big = String(repeating: "0123456789abcdef", count: 65_536)   // 1 MiB

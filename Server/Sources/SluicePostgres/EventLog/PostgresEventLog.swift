@@ -108,6 +108,51 @@ public struct PostgresEventLog: Sendable {
         return try await Self.appended(rows)
     }
 
+    /// Appends `payloads` to `topic`, in order, in one statement on `connection` (inside the caller's
+    /// transaction when one is open there) and returns their ids: one lock, one wake-up and one
+    /// round trip for all of them. An empty array appends nothing and returns no id.
+    @discardableResult
+    public func append(contentsOf payloads: [String], to topic: String, on connection: PostgresConnection) async throws -> [EventID] {
+        guard !payloads.isEmpty else { return [] }
+        let rows = try await connection.query(appendQuery(payloads, topic), logger: logger)
+        return try await Self.appended(rows, count: payloads.count)
+    }
+
+    /// Appends `payloads` to `topic`, in order, in a transaction of their own; returns their ids.
+    @discardableResult
+    public func append(contentsOf payloads: [String], to topic: String) async throws -> [EventID] {
+        guard !payloads.isEmpty else { return [] }
+        let rows = try await client.query(appendQuery(payloads, topic), logger: logger)
+        return try await Self.appended(rows, count: payloads.count)
+    }
+
+    private func appendQuery(_ payloads: [String], _ topic: String) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(topic)
+        bindings.append(payloads)
+        bindings.append(Self.channel(of: topic))
+        return PostgresQuery(unsafeSQL: """
+            WITH t AS (
+                INSERT INTO \(topics) AS t (topic, head) VALUES ($1, cardinality($2::text[]))
+                ON CONFLICT (topic) DO UPDATE SET head = t.head + cardinality($2::text[])
+                RETURNING t.epoch, t.head
+            ), e AS (
+                INSERT INTO \(events) (topic, position, payload)
+                SELECT $1, t.head - cardinality($2::text[]) + p.n, p.payload
+                FROM t, unnest($2::text[]) WITH ORDINALITY AS p(payload, n)
+            )
+            SELECT epoch, head, pg_notify($3, head::text)::text FROM t
+            """, binds: bindings)
+    }
+
+    private static func appended(_ rows: PostgresRowSequence, count: Int) async throws -> [EventID] {
+        for try await (epoch, head, _) in rows.decode((String, Int64, String).self) {
+            let last = UInt64(head)
+            return (last - UInt64(count) + 1...last).map { EventID(epoch: epoch, position: $0) }
+        }
+        throw PostgresEventLogError(message: "the append returned no row")
+    }
+
     private func appendQuery(_ payload: String, _ topic: String) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(topic)
