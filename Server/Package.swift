@@ -137,6 +137,7 @@ let package = Package(
         .testTarget(
             name: "SluiceFeedTests",
             dependencies: [
+                "ServerTestSupport",
                 "SluiceFeed",
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceTesting", package: "Sluice"),

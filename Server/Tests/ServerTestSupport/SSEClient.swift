@@ -9,7 +9,7 @@ import SluiceFeed
 /// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
 /// wait on events, never on durations). Returns whether it held.
 @discardableResult
-public func waitUntilTrue(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
+public func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(timeout)
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
@@ -126,7 +126,7 @@ public final class SSEClient: Sendable {
 
     @discardableResult
     public func wait(timeout: Double = 60, until condition: ([SSEFrame]) -> Bool) async -> Bool {
-        await waitUntilTrue(timeout: timeout) { condition(frames) }
+        await waitUntil(timeout: timeout) { condition(frames) }
     }
 
     public func startReading() async throws {

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import ServerTestSupport
 import Sluice
 import SluiceFeed
 import SluiceTesting
@@ -190,15 +191,4 @@ import Testing
             return feed.client(after: EventID(epoch: "e1", position: 0))
         }
     }
-}
-
-/// Waits until `condition` holds, polling; gives up after `timeout` seconds.
-@discardableResult
-func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
 }

@@ -16,18 +16,6 @@ import Testing
 /// that their timings and resident-memory readings are not disturbed by one another.
 @Suite(.serialized) enum OverLoopback {}
 
-/// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
-/// wait on events, never on durations). Returns whether it held.
-@discardableResult
-func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
 /// A Hummingbird application on a loopback port the system picks, run in a `ServiceGroup` (as a
 /// server runs it), for the duration of `body`; shut down gracefully afterwards.
 func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuilder = .http1(), services: [any Service] = [],

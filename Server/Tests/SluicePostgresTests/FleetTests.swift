@@ -49,7 +49,7 @@ import Testing
         let clientTasks = clients.map { fleetClient in
             Task { await fleetClient.run(ports: { ports.withLockedValue { $0 } }, until: { stop.withLockedValue { $0 } }) }
         }
-        await waitUntilTrue { clients.allSatisfy { $0.connections >= 1 } }
+        await waitUntil { clients.allSatisfy { $0.connections >= 1 } }
 
         // Appenders: three, each its own transactions; some begin early and commit late, some roll back.
         let appenders = Appenders(log: log, topic: topic)
@@ -57,11 +57,7 @@ import Testing
 
         // What a fleet goes through, each step when enough has been committed.
         try await appenders.waitForCommitted(100)
-        let killed = try await TestDatabase.run("""
-            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'fleet-%'
-            """)
-        Self.say("fleet: terminated \(killed.count) backends of the instances")
+        Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances")
         try await appenders.waitForCommitted(250)
         await instances[1].kill()
         ports.withLockedValue { $0[1] = nil }
@@ -76,11 +72,7 @@ import Testing
         #expect(try await runCommand(restart) == 0, "pg_ctl restart failed")
         Self.say("fleet: PostgreSQL restarted")
         try await appenders.waitForCommitted(800)
-        let killedAgain = try await TestDatabase.run("""
-            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
-            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'fleet-%'
-            """)
-        Self.say("fleet: terminated \(killedAgain.count) backends of the instances again")
+        Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances again")
         try await appenders.waitForCommitted(1_000)
         appenders.finish()
         Self.say("fleet: appenders stopping")
@@ -110,6 +102,20 @@ import Testing
             #expect(fleetClient.connections >= 3, "client \(fleetClient.index) did not move")
         }
         #expect(clients.contains { $0.ports.contains(instances[1].port) }, "no client resumed on the restarted instance")
+        if clients.contains(where: { $0.received.count != truth.count }) {   // what the instances said
+            for instance in instances {
+                let text = (try? String(contentsOf: instance.output, encoding: .utf8)) ?? ""
+                Self.say("fleet: instance \(instance.name)'s log:\n" + text.split(separator: "\n").suffix(30).joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// Kills every backend but the test's own (the instances' listeners, readers and pools).
+    static func terminateInstancesBackends() async throws -> Int {
+        try await TestDatabase.run("""
+            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'fleet-%'
+            """).count
     }
 
     /// A line of progress, at once (standard error is not buffered).
@@ -133,6 +139,8 @@ struct Instance: Sendable {
     let name: String
     let pid: pid_t
     let port: Int
+    /// Its standard output and error.
+    let output: URL
 
     static func start(_ name: String) async throws -> Instance {
         let binary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -140,7 +148,7 @@ struct Instance: Sendable {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(name)-\(UUID().uuidString).log")
         let pid = try spawn([binary, "--port", "0", "--instance", name, "--postgres"], output: output.path)
         var port: Int?
-        let started = await waitUntilTrue(timeout: 120) {
+        let started = await waitUntil(timeout: 120) {
             guard let text = try? String(contentsOf: output, encoding: .utf8) else { return false }
             guard text.contains("listening for the event log"),
                   let range = text.range(of: #"serving on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) else {
@@ -153,7 +161,7 @@ struct Instance: Sendable {
             Foundation.kill(pid, SIGKILL)
             throw FleetFailure("instance \(name) did not start: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
         }
-        return Instance(name: name, pid: pid, port: port)
+        return Instance(name: name, pid: pid, port: port, output: output)
     }
 
     /// SIGKILL, and its exit reaped.
@@ -245,7 +253,7 @@ final class Appenders: Sendable {
     }
 
     func waitForCommitted(_ count: Int) async throws {
-        let reached = await waitUntilTrue(timeout: 180) { state.withLockedValue { $0.committed } >= count }
+        let reached = await waitUntil(timeout: 180) { state.withLockedValue { $0.committed } >= count }
         if !reached { throw FleetFailure("only \(state.withLockedValue { $0.committed }) events committed, waiting for \(count)") }
     }
 }

@@ -6,6 +6,11 @@ import Sluice
 import SluiceNIO
 import SluicePostgres
 import Testing
+import Hummingbird
+import Logging
+import ServerTestSupport
+import SluiceFeed
+import SluiceHTTP
 
 /// The snippets of Server/README.md ("Sluice on a SwiftNIO server"), as they are written there,
 /// with what they print checked.
@@ -82,5 +87,66 @@ import Testing
         #expect(printed.value == ["listening", "order 1 9.5"])
         listening.cancel()
         notifier.cancel()
+    }
+
+    @Test func eventLogSnippet() async throws {
+        let printed = Shared<[String]>([])
+        func print(_ items: Any...) { printed.mutate { $0.append(items.map { "\($0)" }.joined(separator: " ")) } }
+        let settings = try TestDatabase.clientConfiguration()
+        let logger = Logger(label: "app")
+
+        // README: "A fleet that loses nothing: the event log"
+        let postgres = PostgresClient(configuration: .init(host: "127.0.0.1", port: settings.port!, username: settings.username,
+                                                           password: settings.password, database: settings.database, tls: .disable))
+        let running = Task { await postgres.run() }                  // (an app runs it in its ServiceGroup)
+        defer { running.cancel() }
+        let log = PostgresEventLog(client: postgres)
+        try await log.migrate()                                       // or run log.migrationSQL as a migration
+        try await postgres.query("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY, total float8)", logger: logger)
+        try await postgres.query("DELETE FROM orders", logger: logger)
+        let before = try await log.head(of: "orders")
+
+        // The order and its event are committed together, or neither is.
+        let id = try await postgres.withTransaction(logger: logger) { connection in
+            try await connection.query("INSERT INTO orders (id, total) VALUES (\(42), \(9.5))", logger: logger)
+            return try await log.append(#"{"order":42}"#, to: "orders", on: connection)
+        }
+        print("event", id)                                            // event <epoch>-<position>, the same on every instance
+
+        // Every instance: one listener, a feed per topic, served as Server-Sent Events.
+        let listener = PostgresEventLogListener(log: log)            // a Service
+        let feeds = PostgresTopicFeeds(listener: listener) { ServerSentEvent(data: $0) }   // a Service
+        let streams = TopicEventStreams(feeds: { try await feeds.feed(of: $0) })
+        let router = Router()
+        router.get("events/:topic") { request, context in
+            await streams.response(to: request, topic: try context.parameters.require("topic"))
+        }
+
+        // (The test: the commit, a rollback, and a browser-like client that resumes after the event.)
+        #expect(printed.value == ["event \(EventID(epoch: before.epoch, position: before.position + 1))"])
+        struct Declined: Error {}
+        await #expect(throws: (any Error).self) {
+            try await postgres.withTransaction(logger: logger) { connection in
+                try await connection.query("INSERT INTO orders (id, total) VALUES (\(43), \(1.0))", logger: logger)
+                try await log.append(#"{"order":43}"#, to: "orders", on: connection)
+                throw Declined()
+            }
+        }
+        #expect(try await TestDatabase.run("SELECT id::text FROM orders") == ["42"])
+        #expect(try await log.head(of: "orders") == id)
+        let listening = Task { try await listener.run() }
+        defer { listening.cancel() }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in printed.mutate { $0.append("port \(channel.localAddress!.port!)") } })
+        let serving = Task { try await app.runService() }
+        defer { serving.cancel() }
+        await waitUntil { printed.value.count == 2 }
+        let port = Int(printed.value[1].dropFirst(5))!
+        let client = try await SSEClient.connect(port: port, path: "/events/orders", lastEventID: EventID(
+            epoch: before.epoch, position: before.position).description)
+        #expect(await client.wait { $0.contains(where: \.isEvent) })
+        #expect(client.events.map(\.withoutEpoch) == [SSEFrame(id: id.position, data: [#"{"order":42}"#])])
+        #expect(client.events.first?.eventID == id)
+        await client.close()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+@_exported import ServerTestSupport
 import PostgresNIO
 import Sluice
 import SluicePostgres
@@ -59,15 +60,6 @@ enum TestDatabase {
     /// A channel name no other test uses.
     static func channel(_ name: String) -> String {
         "\(name)_\(UInt32.random(in: 0...UInt32.max))"
-    }
-}
-
-/// Waits until `condition` holds, polling; gives up after `timeout` seconds (generous: the tests
-/// wait on events, never on durations).
-func waitUntil(timeout: Double = 60, _ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(timeout)
-    while !condition(), ContinuousClock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(5))
     }
 }
 

@@ -97,15 +97,13 @@ public struct PostgresEventLog: Sendable {
     /// notes). The topic is made on its first event.
     @discardableResult
     public func append(_ payload: String, to topic: String, on connection: PostgresConnection) async throws -> EventID {
-        let rows = try await connection.query(appendQuery(payload, topic), logger: logger)
-        return try await Self.appended(rows)
+        try await append(contentsOf: [payload], to: topic, on: connection)[0]
     }
 
     /// Appends `payload` to `topic` in a transaction of its own (committed when this returns).
     @discardableResult
     public func append(_ payload: String, to topic: String) async throws -> EventID {
-        let rows = try await client.query(appendQuery(payload, topic), logger: logger)
-        return try await Self.appended(rows)
+        try await append(contentsOf: [payload], to: topic)[0]
     }
 
     /// Appends `payloads` to `topic`, in order, in one statement on `connection` (inside the caller's
@@ -149,30 +147,6 @@ public struct PostgresEventLog: Sendable {
         for try await (epoch, head, _) in rows.decode((String, Int64, String).self) {
             let last = UInt64(head)
             return (last - UInt64(count) + 1...last).map { EventID(epoch: epoch, position: $0) }
-        }
-        throw PostgresEventLogError(message: "the append returned no row")
-    }
-
-    private func appendQuery(_ payload: String, _ topic: String) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(topic)
-        bindings.append(payload)
-        bindings.append(Self.channel(of: topic))
-        return PostgresQuery(unsafeSQL: """
-            WITH t AS (
-                INSERT INTO \(topics) AS t (topic, head) VALUES ($1, 1)
-                ON CONFLICT (topic) DO UPDATE SET head = t.head + 1
-                RETURNING t.epoch, t.head
-            ), e AS (
-                INSERT INTO \(events) (topic, position, payload) SELECT $1, head, $2 FROM t
-            )
-            SELECT epoch, head, pg_notify($3, head::text)::text FROM t
-            """, binds: bindings)
-    }
-
-    private static func appended(_ rows: PostgresRowSequence) async throws -> EventID {
-        for try await (epoch, head, _) in rows.decode((String, Int64, String).self) {
-            return EventID(epoch: epoch, position: UInt64(head))
         }
         throw PostgresEventLogError(message: "the append returned no row")
     }
@@ -235,10 +209,14 @@ public struct PostgresEventLog: Sendable {
     }
 
     /// `topic`'s history, for a ``EventFeed`` over it: its clients that resume from further back
-    /// than the feed keeps in memory read it.
-    public func history(of topic: String) -> FeedHistory<String> {
+    /// than the feed keeps in memory read it. A read that takes longer than `timeout` (30 s) fails,
+    /// so that a client is never left waiting on a dead connection: its stream ends, and it can try
+    /// again.
+    public func history(of topic: String, timeout: Duration = .seconds(30)) -> FeedHistory<String> {
         let log = self
-        return FeedHistory { after, limit in try await log.entries(of: topic, after: after, limit: limit) }
+        return FeedHistory { after, limit in
+            try await withTimeout(timeout) { try await log.entries(of: topic, after: after, limit: limit) }
+        }
     }
 
     // MARK: Retention

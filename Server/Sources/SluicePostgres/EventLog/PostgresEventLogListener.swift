@@ -44,11 +44,16 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         public var maximumDelay: Duration
         /// How many events a reader asks the table for at once (500).
         public var pageSize: Int
+        /// How long a read of the table may take before it is abandoned and tried again (10 s): a
+        /// query on a connection that died without a word would otherwise hold its topic back.
+        public var readTimeout: Duration
 
         /// Options.
         public init(probeInterval: Duration = .seconds(5), probeTimeout: Duration = .seconds(5),
-                    initialDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(10), pageSize: Int = 500) {
+                    initialDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(10), pageSize: Int = 500,
+                    readTimeout: Duration = .seconds(10)) {
             precondition(pageSize > 0, "pageSize must be positive")
+            self.readTimeout = readTimeout
             self.probeInterval = probeInterval
             self.probeTimeout = probeTimeout
             self.initialDelay = initialDelay
@@ -126,7 +131,8 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
                     reader.subscribers += 1
                     return (reader, false, nil)
                 }
-                let reader = TopicReader(topic: topic, after: start, log: log, pageSize: options.pageSize, logger: logger)
+                let reader = TopicReader(topic: topic, after: start, log: log, pageSize: options.pageSize,
+                                         readTimeout: options.readTimeout, logger: logger)
                 reader.subscribers = 1
                 registry.readers[topic] = reader
                 return (reader, true, registry.session)
@@ -338,6 +344,7 @@ final class TopicReader: @unchecked Sendable {
     var subscribers = 0
     private let log: PostgresEventLog
     private let pageSize: Int
+    private let readTimeout: Duration
     private let logger: Logger
     private let state: NIOLockedValueBox<State>
 
@@ -349,10 +356,11 @@ final class TopicReader: @unchecked Sendable {
         var task: Task<Void, Never>?
     }
 
-    init(topic: String, after: EventID, log: PostgresEventLog, pageSize: Int, logger: Logger) {
+    init(topic: String, after: EventID, log: PostgresEventLog, pageSize: Int, readTimeout: Duration, logger: Logger) {
         self.topic = topic
         self.log = log
         self.pageSize = pageSize
+        self.readTimeout = readTimeout
         self.logger = logger
         state = NIOLockedValueBox(State(after: after))
     }
@@ -389,7 +397,10 @@ final class TopicReader: @unchecked Sendable {
             }
             guard let after else { return }
             do {
-                let entries = try await log.entries(of: topic, after: after, limit: pageSize)
+                let (log, topic, pageSize) = (log, topic, pageSize)
+                let entries = try await withTimeout(readTimeout) {
+                    try await log.entries(of: topic, after: after, limit: pageSize)
+                }
                 failures = 0
                 var last = after
                 for entry in entries {
@@ -411,10 +422,37 @@ final class TopicReader: @unchecked Sendable {
                 // The table could not be read (the database restarting, say): try again soon; the
                 // listener wakes every reader once it listens again as well.
                 failures += 1
-                logger.debug("event log reader: read failed", metadata: ["topic": "\(topic)", "error": "\(error)"])
+                logger.warning("event log reader: read failed, trying again", metadata: ["topic": "\(topic)", "error": "\(error)"])
                 try? await Task.sleep(for: .milliseconds(min(100 * (1 << min(failures, 6)), 5_000)))
             }
         }
         state.withLockedValue { $0.reading = false }
+    }
+}
+
+/// `body`'s result, or a ``PostgresEventLogError`` once `timeout` has passed without one; `body` is
+/// then cancelled and left to end by itself (a query that never completes must not hold its
+/// caller, as a task group would).
+func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let outcome = NIOLockedValueBox<(done: Bool, continuation: CheckedContinuation<T, any Error>?)>((false, nil))
+    let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+        let continuation = outcome.withLockedValue { state -> CheckedContinuation<T, any Error>? in
+            guard !state.done else { return nil }
+            state.done = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+        outcome.withLockedValue { $0.continuation = continuation }
+        let work = Task {
+            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+        }
+        Task {
+            try? await Task.sleep(for: timeout)
+            work.cancel()
+            finish(.failure(PostgresEventLogError(message: "no answer within \(timeout)")))
+        }
     }
 }
