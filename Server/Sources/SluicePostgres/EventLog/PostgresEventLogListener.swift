@@ -433,7 +433,7 @@ final class TopicReader: @unchecked Sendable {
 /// `body`'s result, or a ``PostgresEventLogError`` once `timeout` has passed without one; `body` is
 /// then cancelled and left to end by itself (a query that never completes must not hold its
 /// caller, as a task group would).
-func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+package func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let outcome = NIOLockedValueBox<(done: Bool, continuation: CheckedContinuation<T, any Error>?)>((false, nil))
     let finish: @Sendable (Result<T, any Error>) -> Void = { result in
         let continuation = outcome.withLockedValue { state -> CheckedContinuation<T, any Error>? in
