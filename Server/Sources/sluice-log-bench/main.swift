@@ -3,7 +3,8 @@
 //   sluice-log-bench appends --appenders N --seconds S [--topics one|each] [--batch B]
 //       events appended per second, each append its own transaction (autocommit), N appenders at
 //       once, all to one topic or each to a topic of its own; with B > 1, B events per append
-//       (`append(contentsOf:)`)
+//       (`append(contentsOf:)`); with --async-commit, the bench's connections commit with
+//       `synchronous_commit = off` (a startup parameter): no wait for the WAL flush
 //   sluice-log-bench notify --appenders N --seconds S
 //       the same rate for a bare `SELECT pg_notify(...)` per transaction: the NOTIFY-only relay's way
 //   sluice-log-bench latency --port P --rate R --count C
@@ -39,10 +40,12 @@ func option(_ name: String, _ fallback: String) -> String {
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 let environment = ProcessInfo.processInfo.environment
-let configuration = PostgresClient.Configuration(
+var configuration = PostgresClient.Configuration(
     host: environment["SLUICE_PG_HOST"] ?? "127.0.0.1", port: environment["SLUICE_PG_PORT"].flatMap { Int($0) } ?? 5432,
     username: environment["SLUICE_PG_USER"] ?? "postgres", password: environment["SLUICE_PG_PASSWORD"],
     database: environment["SLUICE_PG_DATABASE"], tls: .disable)
+let asyncCommit = arguments.contains("--async-commit")
+if asyncCommit { configuration.options.additionalStartupParameters = [("synchronous_commit", "off")] }
 var logger = Logger(label: "sluice-log-bench")
 logger.logLevel = .error
 let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -90,7 +93,7 @@ case "appends":
         let topic = each ? "bench-\(run)-\(index)" : "bench-\(run)"
         if batch == 1 { try await log.append(payload, to: topic) } else { try await log.append(contentsOf: payloads, to: topic) }
     }
-    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(Int(perSecond * Double(batch))) events/s")
+    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(asyncCommit ? "async commit" : "sync commit")\t\(Int(perSecond * Double(batch))) events/s")
 
 case "notify":
     let appenders = Int(option("appenders", "1"))!

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Logging
 import PostgresNIO
 import Sluice
@@ -134,6 +135,37 @@ import Testing
             #expect(more.map(\.position) == [5])
             let entries = try await log.entries(of: "t", after: start, limit: 10)
             #expect(entries.map { if case .event(_, let text) = $0 { text } else { "reset" } } == ["first", "a", "b", "c", "d"])
+        }
+    }
+
+    @Test func anAppenderAppendsEachValueInOrderWithinItsDemandAndReportsEachFate() async throws {
+        try await TestDatabase.withLog { log in
+            struct Unencodable: Error {}
+            let start = try await log.head(of: "t")
+            let requested = NIOLockedValueBox<[Subscribers.Demand]>([])
+            let appender = PostgresEventLogAppender<Int, Never>(log: log, topic: "t", maxInFlight: 4) { value in
+                if value == 3 { throw Unencodable() }
+                return "v\(value)"
+            }
+            let outcomes = Collected(appender.outcomes.map { outcome -> String in
+                switch outcome {
+                case .appended(let value, let id): "\(value) at \(id.position - start.position)"
+                case .failed(let value, let error): "\(value) failed: \(error is Unencodable ? "unencodable" : "\(error)")"
+                }
+            })
+            let finished = NIOLockedValueBox(false)
+            let watch = appender.outcomes.sink(receiveCompletion: { _ in finished.withLockedValue { $0 = true } }, receiveValue: { _ in })
+            (1...6).publisher
+                .handleEvents(receiveRequest: { demand in requested.withLockedValue { $0.append(demand) } })
+                .subscribe(appender)
+            await waitUntil { finished.withLockedValue { $0 } }
+            #expect(outcomes.values == ["1 at 1", "2 at 2", "3 failed: unencodable", "4 at 3", "5 at 4", "6 at 5"])
+            // Demand: 4 at first, then one more as each value's turn is over.
+            let demands = requested.withLockedValue { $0 }
+            #expect(demands.first == .max(4) && demands.dropFirst().allSatisfy { $0 == .max(1) } && demands.count >= 3)
+            let entries = try await log.entries(of: "t", after: start, limit: 10)
+            #expect(entries.map { if case .event(_, let text) = $0 { text } else { "reset" } } == ["v1", "v2", "v4", "v5", "v6"])
+            watch.cancel()
         }
     }
 

@@ -1,0 +1,146 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Sluice
+import SluiceFeed
+
+/// A subscriber that appends each value it receives to a topic of a ``PostgresEventLog``, one
+/// value at a time, in the order received, each its own transaction.
+///
+/// ```swift
+/// let appender = orders.appendToLog(log, topic: "orders")          // Encodable values, as JSON
+/// let report = appender.outcomes.sink { outcome in
+///     if case .failed(_, let error) = outcome { logger.warning("not appended: \(error)") }
+/// }
+/// ```
+///
+/// - **Demand** is bounded by what is queued or being appended: the appender requests
+///   `maxInFlight` values, then one more each time a value has been appended (or has failed).
+/// - **Each value's fate** is reported on ``outcomes``, in the order the values came:
+///   ``Outcome/appended(_:_:)`` with the event's id once its transaction has committed, or
+///   ``Outcome/failed(_:_:)`` — the encoder threw, or the append failed (the database unreachable:
+///   the value is not retried) — and the next value goes on.
+/// - When the upstream completes, what is queued is appended, then ``outcomes`` finishes.
+///   ``cancel()`` stops at once: the upstream is cancelled and what is queued is dropped.
+public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subscriber, Cancellable, @unchecked Sendable {
+    /// The appender takes its upstream's values.
+    public typealias Failure = UpstreamFailure
+
+    /// What became of one value.
+    public enum Outcome {
+        /// Appended and committed, under this id.
+        case appended(Input, EventID)
+        /// Not appended, and why; the next value goes on.
+        case failed(Input, any Error)
+    }
+
+    /// The log appended to.
+    public let log: PostgresEventLog
+    /// The topic appended to.
+    public let topic: String
+    /// The most values queued or being appended at once (the upstream demand).
+    public let maxInFlight: Int
+
+    private let encode: (Input) throws -> String
+    private let subject = PassthroughSubject<Outcome, Never>()
+    private let queue: AsyncStream<Pending>.Continuation
+    private let state = NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>((nil, false, nil))
+
+    private struct Pending: @unchecked Sendable {
+        let input: Input
+        let payload: Result<String, any Error>
+    }
+
+    /// What became of each value, in order; finishes after the upstream completes and the last
+    /// value has gone, or at cancel. Not replayed: watch it before the appender gets its first value.
+    public var outcomes: AnyPublisher<Outcome, Never> { subject.eraseToAnyPublisher() }
+
+    /// An appender to `topic` of `log` that turns each value into a payload with `encode`.
+    public init(log: PostgresEventLog, topic: String, maxInFlight: Int = 16, encode: @escaping (Input) throws -> String) {
+        precondition(maxInFlight > 0, "maxInFlight must be positive")
+        self.log = log
+        self.topic = topic
+        self.maxInFlight = maxInFlight
+        self.encode = encode
+        let (stream, continuation) = AsyncStream.makeStream(of: Pending.self)
+        queue = continuation
+        let work = UncheckedWork { [self] in await append(stream) }
+        let worker = Task { await work.run() }
+        state.withLockedValue { $0.worker = worker }
+    }
+
+    /// Requests `maxInFlight` values.
+    public func receive(subscription: any Subscription) {
+        let keep = state.withLockedValue { state -> Bool in
+            guard state.upstream == nil, !state.cancelled else { return false }
+            state.upstream = subscription
+            return true
+        }
+        guard keep else { return subscription.cancel() }
+        subscription.request(.max(maxInFlight))
+    }
+
+    /// Queues the value (encoded now; one the encoder throws on is reported as failed in its turn).
+    public func receive(_ input: Input) -> Subscribers.Demand {
+        queue.yield(Pending(input: input, payload: Result { try encode(input) }))
+        return .none
+    }
+
+    /// Appends what is queued, then finishes ``outcomes``.
+    public func receive(completion: Subscribers.Completion<UpstreamFailure>) {
+        state.withLockedValue { $0.upstream = nil }
+        queue.finish()
+    }
+
+    /// Cancels the upstream and drops what is queued.
+    public func cancel() {
+        let (upstream, worker) = state.withLockedValue { state -> ((any Subscription)?, Task<Void, Never>?) in
+            guard !state.cancelled else { return (nil, nil) }
+            state.cancelled = true
+            defer { state.upstream = nil }
+            return (state.upstream, state.worker)
+        }
+        upstream?.cancel()
+        queue.finish()
+        worker?.cancel()
+    }
+
+    /// The worker: one value at a time, in order.
+    private func append(_ values: AsyncStream<Pending>) async {
+        for await pending in values {
+            if Task.isCancelled { break }
+            do {
+                subject.send(.appended(pending.input, try await log.append(try pending.payload.get(), to: topic)))
+            } catch {
+                subject.send(.failed(pending.input, error))
+            }
+            state.withLockedValue { $0.upstream }?.request(.max(1))
+        }
+        subject.send(completion: .finished)
+    }
+}
+
+extension Publisher {
+    /// Appends each value to `topic` of `log`, as the text `encode` makes of it: see
+    /// ``PostgresEventLogAppender``. Keep the appender (it is the subscription's `Cancellable`).
+    public func appendToLog(_ log: PostgresEventLog, topic: String, maxInFlight: Int = 16,
+                            encode: @escaping (Output) throws -> String) -> PostgresEventLogAppender<Output, Failure> {
+        let appender = PostgresEventLogAppender<Output, Failure>(log: log, topic: topic, maxInFlight: maxInFlight, encode: encode)
+        subscribe(appender)
+        return appender
+    }
+}
+
+extension Publisher where Output == String {
+    /// Appends each string as it is to `topic` of `log`: see ``PostgresEventLogAppender``.
+    public func appendToLog(_ log: PostgresEventLog, topic: String, maxInFlight: Int = 16) -> PostgresEventLogAppender<String, Failure> {
+        appendToLog(log, topic: topic, maxInFlight: maxInFlight) { $0 }
+    }
+}
+
+extension Publisher where Output: Encodable {
+    /// Appends each value as JSON to `topic` of `log`: see ``PostgresEventLogAppender``.
+    public func appendToLog(_ log: PostgresEventLog, topic: String, encoder: JSONEncoder = JSONEncoder(),
+                            maxInFlight: Int = 16) -> PostgresEventLogAppender<Output, Failure> {
+        appendToLog(log, topic: topic, maxInFlight: maxInFlight) { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+}
