@@ -52,29 +52,33 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
         let start = try await listener.log.head(of: topic)
         let transform = transform
         let history = listener.log.history(of: topic)
-        return feeds.withLockedValue { feeds in
-            if var entry = feeds[topic], !entry.feed.isFinished {
-                entry.used = .now
-                feeds[topic] = entry
-                return entry.feed
+        let entries = listener.entries(of: topic, after: start).map { entry -> LogEntry<Output> in
+            switch entry {
+            case .event(let id, let payload): .event(id, transform(payload))
+            case .reset(let epoch, let after, let missed): .reset(epoch: epoch, after: after, missed: missed)
             }
-            let entries = listener.entries(of: topic, after: start).map { entry -> LogEntry<Output> in
+        }
+        // Made outside the lock (it subscribes to the listener); if another request made the
+        // topic's feed meanwhile, that one is kept and this one finished.
+        let made = EventFeed(log: entries, after: start, history: FeedHistory { after, limit in
+            try await history.entries(after: after, limit: limit).map { entry in
                 switch entry {
                 case .event(let id, let payload): .event(id, transform(payload))
                 case .reset(let epoch, let after, let missed): .reset(epoch: epoch, after: after, missed: missed)
                 }
             }
-            let feed = EventFeed(log: entries, after: start, history: FeedHistory { after, limit in
-                try await history.entries(after: after, limit: limit).map { entry in
-                    switch entry {
-                    case .event(let id, let payload): .event(id, transform(payload))
-                    case .reset(let epoch, let after, let missed): .reset(epoch: epoch, after: after, missed: missed)
-                    }
-                }
-            }, options: options)
-            feeds[topic] = Entry(feed: feed, used: .now)
-            return feed
+        }, options: options)
+        let (feed, extra) = feeds.withLockedValue { feeds -> (EventFeed<Output>, EventFeed<Output>?) in
+            if var entry = feeds[topic], !entry.feed.isFinished {
+                entry.used = .now
+                feeds[topic] = entry
+                return (entry.feed, made)
+            }
+            feeds[topic] = Entry(feed: made, used: .now)
+            return (made, nil)
         }
+        extra?.finish(reason: "another feed of the topic was made at the same time")
+        return feed
     }
 
     /// The topics that have a feed now.
