@@ -54,7 +54,9 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
     /// parameter: `ResumePoint(lastEventID: text)`), until the feed
     /// finishes, the client leaves or falls behind under a disconnecting policy. `incoming`, if
     /// given, gets the client's messages as a publisher; what it returns is kept until the
-    /// connection ends, then cancelled. With `filter`, the client gets only the events it accepts.
+    /// connection ends, then cancelled (a subscription to it kept elsewhere must be cancelled by
+    /// then too: the connection ends once the publisher's read of the socket has). With
+    /// `filter`, the client gets only the events it accepts.
     public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, from start: ResumePoint = .live,
                       maxMessageSize: Int = 1 << 20,
                       incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil,
@@ -64,21 +66,38 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         defer { outlet.end() }
         feed.join(outlet, from: start, policy: options.policy)
         let messages = inbound.messages(maxSize: maxMessageSize)
+        let reads = GatedReads(base: messages)
         var kept: (any Cancellable)?
         if let incoming {
-            let publisher = messages.asPublisher
+            let publisher = reads.asPublisher
                 .handleEvents(receiveCompletion: { _ in outlet.stop(.peerClosed) })
                 .eraseToAnyPublisher()
             kept = incoming(publisher)
         }
-        defer { kept?.cancel() }
-        let reading = incoming == nil
+        var failure: (any Error)?
+        do {
+            try await stream(to: outlet, outbound, filter, reading: incoming == nil ? messages : nil)
+        } catch {
+            failure = error
+        }
+        // hummingbird-websocket reads the inbound stream itself once this returns: the incoming
+        // publisher's read must have ended first.
+        kept?.cancel()
+        await reads.close()
+        if let failure { throw failure }
+    }
+
+    /// Writes the client's events until it stops; with `messages` (nobody else reads the client's
+    /// messages), reads them too, to see the client leave.
+    private func stream(to outlet: ClientOutlet, _ outbound: WebSocketOutboundWriter,
+                        _ filter: (@Sendable (Output) -> Bool)?,
+                        reading messages: WebSocketInboundMessageStream?) async throws {
         let server = self
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.pump(outlet, outbound, filter) }
                 group.addTask { try await outlet.waitForStop() }
-                if reading {   // nobody reads the client's messages: read them here to see it leave
+                if let messages {
                     group.addTask {
                         do { for try await _ in messages {} } catch {}
                         outlet.stop(.peerClosed)
