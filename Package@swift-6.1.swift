@@ -37,6 +37,111 @@ let combineTargets: [Target] = [
 let combineProduct = Product.library(name: "Combine", targets: ["Combine"])
 #endif
 
+// The server modules, behind package traits (sources, tests, scripts and guide in `Server/`):
+// `Server` (SluiceNIO, SluiceFeed, SluicePostgres), `Hummingbird` (Server + SluiceHummingbird),
+// `Vapor` (Server + SluiceVapor). Every package they use is a dependency only under its trait, so
+// SwiftPM resolves none of them for a client that enables none, and no Vapor for a Hummingbird
+// app. Their sources are wrapped in `#if Server` (`#if Hummingbird`, `#if Vapor`), so that the
+// package builds without the traits too (the modules are then empty).
+//
+//     .package(url: "https://github.com/sluice-swift/Sluice.git", from: "1.0.0", traits: ["Hummingbird"]),
+//     …
+//     .product(name: "SluiceHummingbird", package: "Sluice"),   // SluicePostgres, SluiceFeed
+//
+// The server's tests, example app and benchmarks are `Server/Package.swift`, which takes this
+// package by path with the trait on.
+let serverProducts: [Product] = [
+    .library(name: "SluiceNIO", targets: ["SluiceNIO"]),
+    .library(name: "SluiceFeed", targets: ["SluiceFeed"]),
+    .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
+    .library(name: "SluiceHummingbird", targets: ["SluiceHummingbird"]),
+    .library(name: "SluiceVapor", targets: ["SluiceVapor"]),
+]
+
+let serverDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    // Without its default traits: its swift-configuration support is not used here.
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+    .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+]
+
+/// `product` of `package`, a dependency only when the trait `trait` is on.
+func server(_ product: String, _ package: String, trait: String = "Server") -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [trait]))
+}
+
+let serverTargets: [Target] = [
+    // An `EventLoop` as a Combine scheduler, `EventLoopFuture` ↔ publisher (NIOCore only).
+    .target(
+        name: "SluiceNIO",
+        dependencies: ["Sluice", server("NIOCore", "swift-nio"), server("NIOConcurrencyHelpers", "swift-nio")],
+        path: "Server/Sources/SluiceNIO"),
+    // The feed, transport-neutral: many clients of one stream of events, each at its own pace,
+    // with ids that a client resumes from (no HTTP framework).
+    .target(
+        name: "SluiceFeed",
+        dependencies: [
+            "Sluice",
+            server("ServiceLifecycle", "swift-service-lifecycle"),
+            server("DequeModule", "swift-collections"),
+            server("NIOCore", "swift-nio"),
+            server("NIOPosix", "swift-nio"),   // the default event loops of the streams' timers
+            server("NIOConcurrencyHelpers", "swift-nio"),
+            server("Logging", "swift-log"),
+            server("Metrics", "swift-metrics"),
+        ],
+        path: "Server/Sources/SluiceFeed"),
+    // The event log in PostgreSQL, its listener, NOTIFY publishers (PostgresNIO).
+    .target(
+        name: "SluicePostgres",
+        dependencies: [
+            "Sluice",
+            "SluiceNIO",
+            "SluiceFeed",
+            server("ServiceLifecycle", "swift-service-lifecycle"),
+            server("PostgresNIO", "postgres-nio"),
+            server("NIOCore", "swift-nio"),
+            server("NIOPosix", "swift-nio"),
+            server("NIOConcurrencyHelpers", "swift-nio"),
+            server("Logging", "swift-log"),
+            server("Metrics", "swift-metrics"),
+        ],
+        path: "Server/Sources/SluicePostgres"),
+    // The feed over Hummingbird: SSE and WebSocket endpoints, topics.
+    .target(
+        name: "SluiceHummingbird",
+        dependencies: [
+            "Sluice",
+            "SluiceFeed",
+            server("Hummingbird", "hummingbird", trait: "Hummingbird"),
+            server("HTTPTypes", "swift-http-types", trait: "Hummingbird"),
+            server("HummingbirdWebSocket", "hummingbird-websocket", trait: "Hummingbird"),
+            server("ServiceLifecycle", "swift-service-lifecycle"),
+            server("NIOCore", "swift-nio"),
+            server("NIOPosix", "swift-nio"),
+            server("NIOConcurrencyHelpers", "swift-nio"),
+            server("Logging", "swift-log"),
+        ],
+        path: "Server/Sources/SluiceHummingbird"),
+    // The feed over Vapor: SSE responses and WebSocket.
+    .target(
+        name: "SluiceVapor",
+        dependencies: [
+            "Sluice",
+            "SluiceFeed",
+            server("Vapor", "vapor", trait: "Vapor"),
+            server("NIOCore", "swift-nio"),
+        ],
+        path: "Server/Sources/SluiceVapor"),
+]
+
 // Swift 6 language mode (the tools version's default) gives complete concurrency checking.
 let package = Package(
     name: "Sluice",
@@ -48,13 +153,28 @@ let package = Package(
         combineProduct,
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
         .executable(name: "sluice-soak", targets: ["sluice-soak"]),
-    ],
+    ] + serverProducts,
     traits: [
         .trait(
             name: "AppleConcurrencyShape",
             description: "Sluice's public Sendable conformances are exactly those of Apple's Combine in Apple's current SDK, no more: a Linux build then rejects what Apple's compiler would."
         ),
+        .trait(
+            name: "Server",
+            description: "The server modules SluiceNIO, SluiceFeed and SluicePostgres, and their packages: SwiftNIO, PostgresNIO, swift-log, swift-metrics, swift-service-lifecycle. Without a server trait a client resolves no package besides Sluice."
+        ),
+        .trait(
+            name: "Hummingbird",
+            description: "Server, and SluiceHummingbird: the feed's SSE and WebSocket endpoints for Hummingbird 2.",
+            enabledTraits: ["Server"]
+        ),
+        .trait(
+            name: "Vapor",
+            description: "Server, and SluiceVapor: the feed's SSE responses and WebSocket for Vapor 4.",
+            enabledTraits: ["Server"]
+        ),
     ],
+    dependencies: serverDependencies,
     targets: [
         .target(name: "SluiceSanitizer"),
         .target(name: "SluiceCore", dependencies: ["SluiceSanitizer"]),
@@ -67,5 +187,6 @@ let package = Package(
         .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting", "SluiceExamples"]),
         .testTarget(name: "SluiceTestingTests", dependencies: ["SluiceTesting"]),
         .testTarget(name: "SluiceExamplesTests", dependencies: ["SluiceExamples", "SluiceTesting"]),
-    ] + combineTargets
+    ] + combineTargets + serverTargets
 )
+

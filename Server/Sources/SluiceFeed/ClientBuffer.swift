@@ -1,3 +1,4 @@
+#if Server
 import DequeModule
 import Sluice
 
@@ -165,3 +166,4 @@ struct ClientBuffer {
         return message
     }
 }
+#endif

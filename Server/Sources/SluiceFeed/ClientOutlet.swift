@@ -1,5 +1,7 @@
+#if Server
 import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 import Sluice
 
 /// A feed client's sink on the socket's side: it keeps at most `window` messages requested,
@@ -20,13 +22,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// Why a stream stops without its last message.
-    package enum StopReason: Error {
-        case fellBehind
-        case historyUnavailable
-        case peerClosed
-        case shutdownTimedOut
-        case cancelled
-    }
+    package typealias StopReason = FeedStreamStop
 
     private struct State {
         var subscription: ClientSubscription?
@@ -41,6 +37,8 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         var timers: [Scheduled<Void>] = []
         var heartbeatTask: RepeatedTask?
         var ended = false
+        /// How the writing task ended, once it has.
+        var pumped: Result<Void, any Error>?
     }
 
     private let window: Int
@@ -113,6 +111,43 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     // MARK: The writing task's side
 
+    /// Runs `pump` (the task that writes what ``next()`` hands over) until it returns, or until
+    /// the stream is to stop at once — then throws the reason without waiting for `pump`, whose
+    /// write may be stuck on a stalled socket until the transport closes the connection (which
+    /// it does when this throws). Ends the outlet. Inside a swift-service-lifecycle
+    /// `ServiceGroup`, a graceful shutdown begins this stream's shutdown.
+    package func serve(_ pump: @escaping @Sendable (ClientOutlet) async throws -> Void) async throws {
+        defer { end() }
+        let pumping = Task {
+            do {
+                try await pump(self)
+                self.pumpEnded(.success(()))
+            } catch {
+                self.pumpEnded(.failure(error))
+            }
+        }
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                try await waitForStop()
+            } onCancel: {
+                self.end()
+                pumping.cancel()
+            }
+        } onGracefulShutdown: {
+            self.shutDown()
+        }
+    }
+
+    /// The writing task has returned (or thrown): ``waitForStop()`` returns (or throws its error).
+    private func pumpEnded(_ result: Result<Void, any Error>) {
+        let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
+            if state.pumped == nil { state.pumped = result }
+            defer { state.stopWaiter = nil }
+            return state.stopWaiter
+        }
+        waiter?.resume()
+    }
+
     /// Waits for the next thing to write (or a reason to end).
     package func next() async -> Step {
         while true {
@@ -160,22 +195,20 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         subscription.request(.max(count))
     }
 
-    /// Returns when the stream is to stop at once (throwing its reason), or when the writing task
-    /// is cancelled (it ended).
-    package func waitForStop() async throws {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                let ready = state.withLockedValue { state -> Bool in
-                    if state.stop != nil || state.ended { return true }
-                    state.stopWaiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+    /// Returns when the writing task has returned, throws when it has thrown or the stream is to
+    /// stop at once (its reason), whichever comes first; returns when the outlet has ended.
+    private func waitForStop() async throws {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let ready = state.withLockedValue { state -> Bool in
+                if state.stop != nil || state.ended || state.pumped != nil { return true }
+                state.stopWaiter = continuation
+                return false
             }
-        } onCancel: {
-            self.end()
+            if ready { continuation.resume() }
         }
-        if let stop = state.withLockedValue({ $0.stop }) { throw stop }
+        let (stop, pumped) = state.withLockedValue { ($0.stop, $0.pumped) }
+        if let pumped { return try pumped.get() }   // the stream completed (or its write failed) first
+        if let stop { throw stop }
     }
 
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
@@ -233,3 +266,4 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         waiter?.resume()
     }
 }
+#endif

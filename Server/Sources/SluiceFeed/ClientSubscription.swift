@@ -1,3 +1,4 @@
+#if Server
 import NIOConcurrencyHelpers
 import Sluice
 
@@ -222,3 +223,4 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         }
     }
 }
+#endif

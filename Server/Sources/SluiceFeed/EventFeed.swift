@@ -1,10 +1,11 @@
+#if Server
 import DequeModule
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Sluice
 
 /// One stream of events for many clients, each at its own pace: the fan-out behind
-/// `ServerSentEvents` and `WebSocketFeed` (SluiceHTTP), or any transport of your own.
+/// `ServerSentEvents` and `WebSocketFeed` (SluiceHummingbird), or any transport of your own.
 ///
 /// ```swift
 /// let feed = EventFeed(prices.map { ServerSentEvent(data: $0.json) },
@@ -415,3 +416,4 @@ final class FeedInlet<Value: Sendable, Input, Failure: Error>: Subscriber, @unch
         }
     }
 }
+#endif

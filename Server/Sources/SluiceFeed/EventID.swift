@@ -1,3 +1,4 @@
+#if Server
 /// An event's id as clients see it and send back to resume: the **epoch** of the history the event
 /// belongs to and its **position** in it, written `<epoch>-<position>` (the SSE `id:` line,
 /// `Last-Event-ID`, a WebSocket client's `lastEventId`).
@@ -111,3 +112,4 @@ extension StringProtocol {
         return Substring(self[first...last])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import Sluice
 
 /// One client of an ``EventFeed`` (``EventFeed/client(after:policy:)``): a publisher of the
@@ -43,3 +44,4 @@ where Downstream.Input == FeedMessage<Value>, Downstream.Failure == FeedClientFa
 
     func feedIsFinishing() {}   // a subscriber learns of the end from the shutdown message
 }
+#endif

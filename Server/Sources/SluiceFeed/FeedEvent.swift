@@ -1,3 +1,4 @@
+#if Server
 /// An event of a feed as its clients carry it: boxed once for all of them, with its place in the
 /// feed's order.
 ///
@@ -85,3 +86,4 @@ extension EventID {
         self.position = position
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 /// What one client of an ``EventFeed`` receives, in order.
 public enum FeedMessage<Output> {
     /// An event of the feed with its id: assigned once per event (by the feed, or by the log it
@@ -18,3 +19,4 @@ public enum FeedMessage<Output> {
 
 extension FeedMessage: Sendable where Output: Sendable {}
 extension FeedMessage: Equatable where Output: Equatable {}
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import Synchronization
 
 /// A feed's counters at one moment (``EventFeed/stats``, ``EventFeed/statsPublisher``).
@@ -48,3 +49,4 @@ final class FeedCounters: Sendable {
                   clientsDisconnected: disconnected.load(ordering: .relaxed))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 
 /// One Server-Sent Event's content: its optional `event:` name and its `data:` text, encoded once
@@ -33,3 +34,4 @@ public struct ServerSentEvent: Sendable, Hashable {
         encoded = buffer
     }
 }
+#endif

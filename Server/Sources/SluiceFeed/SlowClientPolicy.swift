@@ -1,3 +1,4 @@
+#if Server
 /// What a feed does for a client that falls behind: one whose socket does not take events as fast
 /// as the feed produces them.
 ///
@@ -34,3 +35,4 @@ public enum FeedClientFailure: Error, Hashable, Sendable {
     /// it is not reset; it can try again with the same id. `reason` is the error.
     case historyUnavailable(reason: String)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 import Sluice
 import NIOConcurrencyHelpers
@@ -156,3 +157,4 @@ struct ResultHandler<Value: Sendable>: @unchecked Sendable {
     let run: (Result<Value, any Error>) -> Void
     init(_ run: @escaping (Result<Value, any Error>) -> Void) { self.run = run }
 }
+#endif

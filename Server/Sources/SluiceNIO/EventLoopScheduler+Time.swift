@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 import Sluice
 
@@ -113,3 +114,4 @@ extension EventLoopScheduler {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 import Sluice
 
@@ -97,3 +98,4 @@ final class OneShotCallback: NIOScheduledCallbackHandler, @unchecked Sendable {
     init(_ action: @escaping () -> Void) { self.action = action }
     func handleScheduledCallback(eventLoop: some EventLoop) { action() }
 }
+#endif

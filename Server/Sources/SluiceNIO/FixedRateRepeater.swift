@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 import NIOConcurrencyHelpers
 
@@ -73,3 +74,4 @@ final class FixedRateRepeater: NIOScheduledCallbackHandler, @unchecked Sendable 
         pending?.cancel()
     }
 }
+#endif

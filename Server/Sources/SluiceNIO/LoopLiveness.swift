@@ -1,3 +1,4 @@
+#if Server
 import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
@@ -89,3 +90,4 @@ struct ShutdownSentinel: NIOScheduledCallbackHandler, Sendable {
     func handleScheduledCallback(eventLoop: some EventLoop) {}
     func didCancelScheduledCallback(eventLoop: some EventLoop) { liveness.loopDidShutDown() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import NIOCore
 import Sluice
 import NIOConcurrencyHelpers
@@ -173,3 +174,4 @@ final class FutureBridge<Value: Sendable>: Subscriber, @unchecked Sendable {
         if let id = handlerID.withLockedValue({ $0.take() }) { liveness.removeShutdownHandler(id) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 /// A scheduled action carried to the loop. Combine's scheduler API takes plain closures (source
 /// compatibility); the loop runs each exactly once, on its own thread.
 struct UncheckedAction: @unchecked Sendable {
@@ -15,3 +16,4 @@ struct UncheckedAction: @unchecked Sendable {
 private struct SendableAction: Sendable {
     let run: @Sendable () -> Void
 }
+#endif

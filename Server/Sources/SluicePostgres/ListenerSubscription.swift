@@ -1,3 +1,4 @@
+#if Server
 import Logging
 import NIOCore
 import PostgresNIO
@@ -213,3 +214,4 @@ struct UncheckedWork: @unchecked Sendable {
     let run: () async -> Void
     init(_ run: @escaping () async -> Void) { self.run = run }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import Sluice
 
 /// The buffer between the listening connection and a subscriber: events in arrival order, at most
@@ -52,3 +53,4 @@ struct NotificationBuffer<Event> {
         return event
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import PostgresNIO
 
 /// A failure of PostgreSQL that a ``PostgresNotifications`` subscriber or a ``PostgresNotifier``
@@ -52,3 +53,4 @@ public struct PostgresFailure: Error, Sendable, CustomStringConvertible {
         (error as? PostgresFailure)?.description ?? PostgresFailure(error).description
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import PostgresNIO
 
 /// What a ``PostgresNotifications`` publisher delivers: the notifications on its channel, and what
@@ -47,3 +48,4 @@ public enum PostgresNotificationGap: Sendable, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 import Logging
 import NIOCore
@@ -138,3 +139,4 @@ public struct ReconnectPolicy: Sendable {
         return min(delay, maximumDelay)
     }
 }
+#endif

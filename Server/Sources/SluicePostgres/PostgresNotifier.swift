@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 import Logging
 import NIOCore
@@ -225,3 +226,4 @@ extension Publisher where Output: Encodable {
         }
     }
 }
+#endif

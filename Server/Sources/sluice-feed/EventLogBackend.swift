@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import SluiceHTTP
+import SluiceHummingbird
 import SluicePostgres
 
 /// `--postgres`: the feeds are topics of a PostgreSQL event log shared by every instance, so an

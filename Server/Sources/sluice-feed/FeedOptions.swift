@@ -1,4 +1,4 @@
-import SluiceHTTP
+import SluiceHummingbird
 
 /// The server's command line:
 ///

@@ -1,7 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
-import SluiceHTTP
+import SluiceHummingbird
 
 /// The server's HTTP protocol, on which the fan-out benchmark's load generator depends:
 ///

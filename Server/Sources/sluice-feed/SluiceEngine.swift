@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Sluice
-import SluiceHTTP
+import SluiceHummingbird
 
 /// Sluice's engine: a `PassthroughSubject` into an `EventFeed`, each client its own subscriber
 /// with its own demand, buffer and `SlowClientPolicy` — over SSE (`ServerSentEvents`: `retry:`,

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 import PostgresNIO
 import ServerTestSupport
 import SluiceFeed
-import SluicePostgres
+@testable import SluicePostgres
 import Testing
 
 /// A fleet of three `sluice-feed --postgres` processes over the real PostgreSQL that `Server/test`

@@ -10,7 +10,7 @@ import Hummingbird
 import Logging
 import ServerTestSupport
 import SluiceFeed
-import SluiceHTTP
+import SluiceHummingbird
 
 /// The snippets of Server/README.md ("Sluice on a SwiftNIO server"), as they are written there,
 /// with what they print checked.

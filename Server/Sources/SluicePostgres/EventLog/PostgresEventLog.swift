@@ -1,3 +1,4 @@
+#if Server
 import Logging
 import PostgresNIO
 import SluiceFeed
@@ -329,3 +330,4 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible {
     /// The message.
     public var description: String { message }
 }
+#endif

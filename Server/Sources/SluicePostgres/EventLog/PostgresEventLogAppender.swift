@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 import NIOConcurrencyHelpers
 import Sluice
@@ -144,3 +145,4 @@ extension Publisher where Output: Encodable {
         appendToLog(log, topic: topic, maxInFlight: maxInFlight) { String(decoding: try encoder.encode($0), as: UTF8.self) }
     }
 }
+#endif

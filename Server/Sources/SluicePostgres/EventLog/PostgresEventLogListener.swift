@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 import NIOPosix
 import Logging
@@ -456,3 +457,4 @@ package func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Se
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import Foundation
 import NIOConcurrencyHelpers
 import ServiceLifecycle
@@ -162,3 +163,4 @@ public struct PostgresEventLogTrimmer: Service {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -85,3 +86,4 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import NIOConcurrencyHelpers
 
 /// An `AsyncSequence` over `base` whose reads can be closed, and awaited: after ``close()``
@@ -75,3 +76,4 @@ struct GatedReads<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where
         }
     }
 }
+#endif

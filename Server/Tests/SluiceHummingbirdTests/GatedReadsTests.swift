@@ -1,5 +1,5 @@
 import NIOConcurrencyHelpers
-@testable import SluiceHTTP
+@testable import SluiceHummingbird
 import Testing
 
 @Suite struct GatedReadsTests {

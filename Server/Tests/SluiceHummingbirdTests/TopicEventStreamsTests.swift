@@ -2,7 +2,7 @@ import Hummingbird
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import Sluice
-import SluiceHTTP
+import SluiceHummingbird
 import Testing
 
 extension OverLoopback {

@@ -8,7 +8,7 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 import Sluice
-import SluiceHTTP
+import SluiceHummingbird
 @_exported import ServerTestSupport
 import Testing
 
@@ -21,7 +21,7 @@ import Testing
 func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuilder = .http1(), services: [any Service] = [],
                    _ body: (_ port: Int, _ group: ServiceGroup) async throws -> R) async throws -> R {
     let (ports, portSink) = AsyncStream<Int>.makeStream()
-    var logger = Logger(label: "SluiceHTTPTests")
+    var logger = Logger(label: "SluiceHummingbirdTests")
     logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           services: services,
@@ -40,29 +40,4 @@ func withServer<R>(_ router: Router<BasicRequestContext>, server: HTTPServerBuil
         try? await running.value
         throw error
     }
-}
-
-/// Whether this process runs under a sanitizer (its runtime's interface is linked in).
-let runsUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__sanitizer_get_current_allocated_bytes") != nil
-
-/// Resident memory of this process, in bytes (`/proc/self/statm`).
-func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
-/// Raises the soft limit on open files to at least `count` (up to the hard limit).
-func ensureFileDescriptors(_ count: Int) {
-    var limit = rlimit()
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    if limit.rlim_cur < rlim_t(count) {
-        limit.rlim_cur = min(rlim_t(count), limit.rlim_max)
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-}
-
-extension EventFeed {
-    /// The id of this feed's event at `position`.
-    func id(_ position: UInt64) -> EventID { EventID(epoch: lastEventID.epoch, position: position) }
 }

@@ -1,7 +1,6 @@
-import Hummingbird
 import NIOCore
 import Sluice
-import SluiceHTTP
+import SluiceFeed
 import Testing
 
 /// Each policy with a real stalled client — connected, request sent, reading nothing, a small
@@ -14,14 +13,12 @@ struct SlowClientPolicyTests {
 
     /// Runs the scenario; `check` gets the feed, the number of events sent, and both clients (the
     /// stalled one still stalled).
-    private func stall(policy: SlowClientPolicy, until done: @escaping @Sendable (FeedStats) -> Bool,
+    private func stall(_ transport: Transport, policy: SlowClientPolicy, until done: @escaping @Sendable (FeedStats) -> Bool,
                        check: (EventFeed<ServerSentEvent>, UInt64, SSEClient, SSEClient) async throws -> Void) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject, options: .init(replay: 16, policy: policy))
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(60), window: 2))
-        let router = Router()
-        router.get("events") { request, _ in events.response(to: request) }
-        try await withServer(router) { port, _ in
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(60), window: 2))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let healthy = try await SSEClient.connect(port: port)
             let stalled = try await SSEClient.connect(port: port, reading: false, receiveBuffer: 4_096)
             #expect(await waitUntil { feed.stats.connectedClients == 2 })
@@ -74,8 +71,8 @@ struct SlowClientPolicyTests {
         #expect(client.frames.last?.event == "shutdown")
     }
 
-    @Test func dropOldestTellsTheStalledClientWhatItLostAndTheOthersLoseNothing() async throws {
-        try await stall(policy: .dropOldest(buffer: 8), until: { $0.eventsDropped >= 20 }) { feed, sent, healthy, stalled in
+    @Test(arguments: Transport.allCases) func dropOldestTellsTheStalledClientWhatItLostAndTheOthersLoseNothing(transport: Transport) async throws {
+        try await stall(transport, policy: .dropOldest(buffer: 8), until: { $0.eventsDropped >= 20 }) { feed, sent, healthy, stalled in
             feed.finish()
             #expect(await healthy.wait { $0.last?.event == "shutdown" })
             expectAll(sent, in: healthy)
@@ -88,8 +85,8 @@ struct SlowClientPolicyTests {
         }
     }
 
-    @Test func dropNewestTellsTheStalledClientWhatItLostAndTheOthersLoseNothing() async throws {
-        try await stall(policy: .dropNewest(buffer: 8), until: { $0.eventsDropped >= 20 }) { feed, sent, healthy, stalled in
+    @Test(arguments: Transport.allCases) func dropNewestTellsTheStalledClientWhatItLostAndTheOthersLoseNothing(transport: Transport) async throws {
+        try await stall(transport, policy: .dropNewest(buffer: 8), until: { $0.eventsDropped >= 20 }) { feed, sent, healthy, stalled in
             feed.finish()
             #expect(await healthy.wait { $0.last?.event == "shutdown" })
             expectAll(sent, in: healthy)
@@ -103,8 +100,8 @@ struct SlowClientPolicyTests {
         }
     }
 
-    @Test func disconnectClosesTheStalledClientAndTheOthersLoseNothing() async throws {
-        try await stall(policy: .disconnect(buffer: 8), until: { $0.clientsDisconnected >= 1 }) { feed, sent, healthy, stalled in
+    @Test(arguments: Transport.allCases) func disconnectClosesTheStalledClientAndTheOthersLoseNothing(transport: Transport) async throws {
+        try await stall(transport, policy: .disconnect(buffer: 8), until: { $0.clientsDisconnected >= 1 }) { feed, sent, healthy, stalled in
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
             #expect(feed.stats.eventsDropped == 0)
             try await stalled.startReading()

@@ -1,9 +1,6 @@
-import Hummingbird
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Sluice
-import SluiceHTTP
+import SluiceFeed
 import Testing
 
 /// Clients that leave in the middle of an event, a thousand clients coming and going while
@@ -11,12 +8,6 @@ import Testing
 extension OverLoopback {
 @Suite(.timeLimit(.minutes(5)))
 struct ClientLifecycleTests {
-    private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
-        let router = Router()
-        router.get("events") { request, _ in events.response(to: request) }
-        return router
-    }
-
     /// Sends events until cancelled, `size` characters each.
     private func produce(_ subject: PassthroughSubject<ServerSentEvent, Never>, size: Int, pause: Duration?) -> Task<Void, Never> {
         let filler = String(repeating: "y", count: size)
@@ -30,11 +21,11 @@ struct ClientLifecycleTests {
         }
     }
 
-    @Test func clientsThatLeaveMidEventAreGoneFromTheFeed() async throws {
+    @Test(arguments: Transport.allCases) func clientsThatLeaveMidEventAreGoneFromTheFeed(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject)
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
-        try await withServer(router(events)) { port, _ in
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: nil))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let producer = produce(subject, size: 64_000, pause: nil)   // large events: a close lands mid-event
             for round in 1...20 {
                 let client = try await SSEClient.connect(port: port)
@@ -53,12 +44,12 @@ struct ClientLifecycleTests {
         }
     }
 
-    @Test func aThousandClientsComeAndGoWhileEventsFlowWithoutLeaking() async throws {
+    @Test(arguments: Transport.allCases) func aThousandClientsComeAndGoWhileEventsFlowWithoutLeaking(transport: Transport) async throws {
         ensureFileDescriptors(8_192)
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject, options: .init(replay: 64))
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: .seconds(5)))
-        try await withServer(router(events)) { port, _ in
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: .seconds(5)))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let producer = produce(subject, size: 200, pause: .milliseconds(500))
 
             /// 1,000 clients, 50 connecting at a time; each waits for live events, then all leave.
@@ -104,14 +95,14 @@ struct ClientLifecycleTests {
         }
     }
 
-    @Test func shutdownGivesEveryClientTheLastEventAndNothingHangs() async throws {
+    @Test(arguments: Transport.allCases) func shutdownGivesEveryClientTheLastEventAndNothingHangs(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject)
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(1), window: 1))
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(1), window: 1))
         var trigger = ContinuousClock.now
         var clients: [SSEClient] = []
         var stalled: SSEClient?
-        try await withServer(router(events), services: [feed]) { port, group in
+        try await withFeedServer(transport, Endpoints(events: events, finishing: feed)) { port, shutDown in
             for _ in 0..<5 { clients.append(try await SSEClient.connect(port: port)) }
             stalled = try await SSEClient.connect(port: port, reading: false, receiveBuffer: 4_096)
             #expect(await waitUntil { feed.stats.connectedClients == 6 })
@@ -119,18 +110,18 @@ struct ClientLifecycleTests {
             for i in 1...100 { subject.send(ServerSentEvent(data: "\(i) \(big)")) }   // fills the stalled socket
             for client in clients { #expect(await client.wait { $0.last?.id == 100 }) }
             trigger = ContinuousClock.now
-            await group.triggerGracefulShutdown()
+            try await shutDown()
         }
         let stopped = ContinuousClock.now - trigger
         print("Shutdown with 6 clients (1 stalled, grace 1 s): server stopped \(stopped) after the trigger")
-        // The server has stopped (withServer returned after the service group ended).
+        // The server has stopped (the framework's graceful shutdown has returned).
         for client in clients {
             #expect(client.frames.last == SSEFrame(event: "shutdown", data: ["the server is shutting down"]))
             #expect(client.events.compactMap(\.id) == Array(1...100))
             #expect(await waitUntil { client.ended })
         }
         #expect(feed.stats.connectedClients == 0)
-        #expect(feed.isFinished)   // the feed, a service of the group, finished too
+        #expect(feed.isFinished)   // finished by the framework's shutdown (a service of the group; a lifecycle handler)
         #expect(stopped < .seconds(30))
         await stalled?.close()
     }

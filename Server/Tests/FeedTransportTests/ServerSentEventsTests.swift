@@ -1,26 +1,18 @@
-import Hummingbird
 import NIOCore
-import ServiceLifecycle
 import Sluice
-import SluiceHTTP
+import SluiceFeed
 import Testing
 
-/// Server-Sent Events over real sockets on loopback: a Hummingbird server on a port the system
-/// picks, raw SwiftNIO clients reading the byte stream.
+/// Server-Sent Events over real sockets on loopback: a Hummingbird or a Vapor server on a port the
+/// system picks, raw SwiftNIO clients reading the byte stream.
 extension OverLoopback {
 @Suite(.timeLimit(.minutes(2)))
 struct ServerSentEventsTests {
-    private func router(_ events: ServerSentEvents<ServerSentEvent>) -> Router<BasicRequestContext> {
-        let router = Router()
-        router.get("events") { request, _ in events.response(to: request) }
-        return router
-    }
-
-    @Test func numbersEventsOnceForAllClientsWithRetryFirstAndHeartbeatsWhenIdle() async throws {
+    @Test(arguments: Transport.allCases) func numbersEventsOnceForAllClientsWithRetryFirstAndHeartbeatsWhenIdle(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject)
-        let events = ServerSentEvents(feed: feed, options: .init(retry: .milliseconds(2_500), heartbeat: .milliseconds(100)))
-        try await withServer(router(events)) { port, _ in
+        let events = ServerSentEventStream(feed: feed, options: .init(retry: .milliseconds(2_500), heartbeat: .milliseconds(100)))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let first = try await SSEClient.connect(port: port)
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
             subject.send(ServerSentEvent(data: "one"))
@@ -52,13 +44,14 @@ struct ServerSentEventsTests {
         }
     }
 
-    @Test func resumingWithinTheWindowGetsExactlyTheMissedEventsThenLiveOnes() async throws {
+    @Test(arguments: Transport.allCases) func resumingWithinTheWindowGetsExactlyTheMissedEventsThenLiveOnes(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         // A replay window and a client buffer that hold the whole burst below: the test is about the seam between
         // replay and live events, not about a client that falls behind.
         let feed = EventFeed(subject, options: .init(replay: 4_096, policy: .dropOldest(buffer: 4_096)))
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
-        try await withServer(router(events)) { port, _ in
+        // Heartbeats: a server that sees a peer close only when it writes (Vapor) sees the client leave.
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: .milliseconds(200)))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let first = try await SSEClient.connect(port: port)
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
             for i in 1...5 { subject.send(ServerSentEvent(data: "e\(i)")) }
@@ -96,11 +89,11 @@ struct ServerSentEventsTests {
         }
     }
 
-    @Test func resumingFromBeforeTheWindowIsToldFirst() async throws {
+    @Test(arguments: Transport.allCases) func resumingFromBeforeTheWindowIsToldFirst(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject, options: .init(replay: 4))
-        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
-        try await withServer(router(events)) { port, _ in
+        let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: nil))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             for i in 1...20 { subject.send(ServerSentEvent(data: "e\(i)")) }   // 17...20 kept
             let old = try await SSEClient.connect(port: port, lastEventID: "\(feed.id(3))")
             #expect(await old.wait { $0.filter(\.isEvent).count == 4 })

@@ -1,3 +1,4 @@
+#if Hummingbird
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -41,53 +42,29 @@ import Sluice
 ///   watches it to see the peer close).
 public struct ServerSentEvents<Output: Sendable>: Sendable {
     /// How each stream behaves.
-    public struct Options: Sendable {
-        /// The reconnection delay the `retry:` line asks browsers to use (3 s); `nil`: no `retry:`.
-        public var retry: Duration?
-        /// How long a stream may stay silent before a `: heartbeat` comment is written (15 s, to
-        /// keep proxies from timing the connection out); `nil`: no heartbeats.
-        public var heartbeat: Duration?
-        /// The policy for this endpoint's slow clients; `nil`: the feed's.
-        public var policy: SlowClientPolicy?
-        /// How long a stream may take to write its last events after shutdown began (5 s).
-        public var shutdownGrace: Duration
-        /// How many events a client has requested at most while its writes are in flight (16):
-        /// they are written together, as one write.
-        public var window: Int
-        /// Where the heartbeat and shutdown timers run.
-        public var eventLoopGroup: any EventLoopGroup
+    public typealias Options = ServerSentEventStream<Output>.Options
 
-        /// Options for a stream.
-        public init(retry: Duration? = .seconds(3), heartbeat: Duration? = .seconds(15), policy: SlowClientPolicy? = nil,
-                    shutdownGrace: Duration = .seconds(5), window: Int = 16,
-                    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
-            precondition(window > 0, "window must be positive")
-            self.retry = retry
-            self.heartbeat = heartbeat
-            self.policy = policy
-            self.shutdownGrace = shutdownGrace
-            self.window = window
-            self.eventLoopGroup = eventLoopGroup
-        }
-    }
-
+    /// The transport-neutral stream each response writes.
+    public let stream: ServerSentEventStream<Output>
     /// The feed served.
-    public let feed: EventFeed<Output>
+    public var feed: EventFeed<Output> { stream.feed }
     /// How each stream behaves.
-    public let options: Options
-    private let encode: @Sendable (Output) -> ServerSentEvent
+    public var options: Options { stream.options }
+
+    /// Serves `stream` (shared with other endpoints, or other frameworks).
+    public init(stream: ServerSentEventStream<Output>) {
+        self.stream = stream
+    }
 
     /// Serves `feed`, whose events are ready-encoded: encoded once for all clients.
     public init(feed: EventFeed<ServerSentEvent>, options: Options = Options()) where Output == ServerSentEvent {
-        self.init(feed: feed, options: options) { $0 }
+        stream = ServerSentEventStream(feed: feed, options: options)
     }
 
     /// Serves `feed`, encoding each event with `encode` for each client (map to
     /// ``ServerSentEvent`` before the feed instead, to encode once).
     public init(feed: EventFeed<Output>, options: Options = Options(), encode: @escaping @Sendable (Output) -> ServerSentEvent) {
-        self.feed = feed
-        self.options = options
-        self.encode = encode
+        stream = ServerSentEventStream(feed: feed, options: options, encode: encode)
     }
 
     /// Where a request resumes: after its `Last-Event-ID` header's id, else its `lastEventId` query
@@ -117,72 +94,14 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
 
     private func serve(request: Request, from start: ResumePoint, filter: (@Sendable (Output) -> Bool)?,
                        writer: any ResponseBodyWriter) async throws {
-        let outlet = ClientOutlet(
-            window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
-            shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
-        defer { outlet.end() }
-        feed.join(outlet, from: start, policy: options.policy)
+        let client = stream.client(from: start, filter: filter)
         let box = WriterBox(writer)
-        let stream = self
         try await request.body.consumeWithInboundCloseHandler { _ in
-            try await withGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await stream.pump(outlet, box, filter) }
-                    group.addTask { try await outlet.waitForStop() }
-                    try await group.next()
-                    group.cancelAll()
-                }
-            } onGracefulShutdown: {
-                outlet.shutDown()
-            }
+            try await client.run { bytes in try await box.writer.write(bytes) }
         } onInboundClosed: {
-            outlet.stop(.peerClosed)
+            client.peerClosed()
         }
-    }
-
-    /// Writes what the outlet hands over until the stream ends; requests more after each write.
-    private func pump(_ outlet: ClientOutlet, _ box: WriterBox, _ filter: (@Sendable (Output) -> Bool)?) async throws {
-        if let retry = options.retry {
-            try await box.writer.write(ByteBuffer(string: "retry: \(retry.milliseconds)\n\n"))
-        }
-        var buffer = ByteBuffer()
-        while true {
-            switch await outlet.next() {
-            case .write(let messages):
-                buffer.clear()
-                for message in messages { append(message, to: &buffer, filter) }
-                if buffer.readableBytes > 0 { try await box.writer.write(buffer) }
-                outlet.wrote(messages)
-            case .heartbeat:
-                try await box.writer.write(ByteBuffer(staticString: ": heartbeat\n\n"))
-            case .finish:
-                try await box.writer.finish(nil)
-                return
-            case .stop(let reason):
-                throw reason
-            }
-        }
-    }
-
-    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer, _ filter: (@Sendable (Output) -> Bool)?) {
-        switch message {
-        case .event(let event):
-            if let filter, !filter(event.value(as: Output.self)) { return }
-            buffer.writeStaticString("id: ")
-            buffer.writeString(event.epoch)
-            buffer.writeStaticString("-")
-            buffer.writeString(String(event.id))
-            buffer.writeStaticString("\n")
-            var encoded = encode(event.value(as: Output.self)).encoded
-            buffer.writeBuffer(&encoded)
-        case .dropped(let count):
-            buffer.writeString("event: dropped\ndata: {\"dropped\":\(count)}\n\n")
-        case .reset(let missed):
-            buffer.writeString("event: reset\ndata: {\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
-        case .shutdown(let reason):
-            var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
-            buffer.writeBuffer(&encoded)
-        }
+        try await box.writer.finish(nil)
     }
 }
 
@@ -191,17 +110,4 @@ final class WriterBox: @unchecked Sendable {
     var writer: any ResponseBodyWriter
     init(_ writer: any ResponseBodyWriter) { self.writer = writer }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-    }
-}
+#endif

@@ -1,15 +1,12 @@
-import Hummingbird
-import HummingbirdCore
-import HummingbirdWebSocket
 import HummingbirdWSClient
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import Sluice
-import SluiceHTTP
+import SluiceFeed
 import Testing
 
-/// A feed over WebSocket with hummingbird-websocket's own client, on loopback: events out as
+/// A feed over WebSocket (Hummingbird's or Vapor's) with hummingbird-websocket's own client, on loopback: events out as
 /// messages, resume after an id, the client's messages in as a publisher, the last message and
 /// the close on finish.
 extension OverLoopback {
@@ -47,22 +44,12 @@ struct WebSocketFeedTests {
         func cancel() { task.cancel() }
     }
 
-    @Test func sendsEventsResumesAndReceivesTheClientsMessages() async throws {
+    @Test(arguments: Transport.allCases) func sendsEventsResumesAndReceivesTheClientsMessages(transport: Transport) async throws {
         let subject = PassthroughSubject<String, Never>()
         let feed = EventFeed(subject)
-        let socket = WebSocketFeed(feed: feed)
+        let socket = FeedSocketStream(feed: feed) { _, text in .text(text) }
         let heard = NIOLockedValueBox<[String]>([])
-        let router = Router()
-        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
-        wsRouter.ws("ws") { inbound, outbound, context in
-            let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
-            try await socket.serve(inbound: inbound, outbound: outbound, from: start) { incoming in
-                incoming.sink(receiveCompletion: { _ in }) { message in
-                    if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
-                }
-            }
-        }
-        try await withServer(router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter)) { port, _ in
+        try await withFeedServer(transport, Endpoints(socket: socket, heard: heard)) { port, _ in
             let first = Client(port: port, send: ["hello", "there"])
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
             for text in ["a", "b", "c"] { subject.send(text) }
@@ -85,16 +72,12 @@ struct WebSocketFeedTests {
         }
     }
 
-    @Test func aClientThatLeavesIsGoneFromTheFeed() async throws {
+    @Test(arguments: Transport.allCases) func aClientThatLeavesIsGoneFromTheFeed(transport: Transport) async throws {
         let subject = PassthroughSubject<String, Never>()
         let feed = EventFeed(subject)
-        let socket = WebSocketFeed(feed: feed)
-        let router = Router()
-        let wsRouter = Router(context: BasicWebSocketRequestContext.self)
-        wsRouter.ws("ws") { inbound, outbound, _ in
-            try await socket.serve(inbound: inbound, outbound: outbound)   // no reader given: the feed reads to see it leave
-        }
-        try await withServer(router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter)) { port, _ in
+        let socket = FeedSocketStream(feed: feed) { _, text in .text(text) }
+        // Nobody subscribes to the client's messages: the server still sees it leave.
+        try await withFeedServer(transport, Endpoints(socket: socket)) { port, _ in
             let client = Client(port: port)
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
             subject.send("x")

@@ -1,0 +1,141 @@
+#if Server
+import NIOCore
+import Sluice
+
+/// A message of a feed's WebSocket stream: a text or a binary message.
+public enum FeedSocketMessage: Sendable, Hashable {
+    /// A text message.
+    case text(String)
+    /// A binary message.
+    case binary(ByteBuffer)
+}
+
+/// An ``EventFeed`` as WebSocket messages for any server: each client's messages, sent through a
+/// closure the transport gives. SluiceHummingbird's `WebSocketFeed` and SluiceVapor's are this
+/// with their framework's socket.
+///
+/// Each event is one message from ``encode`` (its id, to let clients resume, and its value).
+/// What SSE says with named events is said with text messages of JSON:
+/// `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}` (`null` when unknown),
+/// `{"event":"shutdown","reason":"…"}`.
+public struct FeedSocketStream<Output: Sendable>: Sendable {
+    /// How each client's stream behaves (`retry` and `heartbeat` do not apply).
+    public typealias Options = ServerSentEventStream<Output>.Options
+
+    /// The feed served.
+    public let feed: EventFeed<Output>
+    /// How each client's stream behaves.
+    public let options: Options
+    /// The message for each event.
+    public let encode: @Sendable (_ id: EventID, _ value: Output) -> FeedSocketMessage
+
+    /// Serves `feed`, each event as the message `encode` makes of it.
+    public init(feed: EventFeed<Output>, options: Options = Options(),
+                encode: @escaping @Sendable (_ id: EventID, _ value: Output) -> FeedSocketMessage) {
+        self.feed = feed
+        self.options = options
+        self.encode = encode
+    }
+
+    /// A new client of the feed from `start` (its `lastEventId`: `ResumePoint(lastEventID:)`);
+    /// with `filter`, it gets only the events it accepts. The client joins the feed at once:
+    /// ``FeedSocketClient/run(send:)`` must follow (or ``FeedSocketClient/end()``).
+    public func client(from start: ResumePoint = .live, filter: (@Sendable (Output) -> Bool)? = nil) -> FeedSocketClient<Output> {
+        FeedSocketClient(stream: self, start: start, filter: filter)
+    }
+}
+
+/// One client of a ``FeedSocketStream``: its messages, sent by ``run(send:)``.
+///
+/// Demand and ends as for ``ServerSentEventClient``: at most ``ServerSentEventStream/Options/window``
+/// events requested, more once `send` of the previous ones has returned; ``run(send:)`` returns
+/// after the shutdown message once the feed finished (the transport then sends a close frame),
+/// and throws a ``FeedStreamStop`` when the connection is to be dropped at once.
+public final class FeedSocketClient<Output: Sendable>: Sendable {
+    private let stream: FeedSocketStream<Output>
+    private let filter: (@Sendable (Output) -> Bool)?
+    private let outlet: ClientOutlet
+
+    init(stream: FeedSocketStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
+        self.stream = stream
+        self.filter = filter
+        let options = stream.options
+        outlet = ClientOutlet(window: options.window, heartbeat: nil,
+                              shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
+        stream.feed.join(outlet, from: start, policy: options.policy)
+    }
+
+    /// Sends the stream's messages through `send` until it ends, then ends the client. `send` is
+    /// called from one task at a time, each call after the previous one returned; an error it
+    /// throws ends the stream with that error.
+    public func run(send: @escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws {
+        try await outlet.serve { [self] outlet in
+            while true {
+                switch await outlet.next() {
+                case .write(let messages):
+                    for message in messages {
+                        if let encoded = encoded(message) { try await send(encoded) }
+                    }
+                    outlet.wrote(messages)
+                case .heartbeat:
+                    break
+                case .finish:
+                    return
+                case .stop(let reason):
+                    throw reason
+                }
+            }
+        }
+    }
+
+    /// The peer closed its side: ``run(send:)`` throws ``FeedStreamStop/peerClosed`` at once.
+    public func peerClosed() {
+        outlet.stop(.peerClosed)
+    }
+
+    /// This client alone shuts down: what is buffered, the shutdown message, then ``run(send:)``
+    /// returns (or throws ``FeedStreamStop/shutdownTimedOut`` after the grace period).
+    public func shutDown() {
+        outlet.shutDown()
+    }
+
+    /// Leaves the feed without running (``run(send:)`` does it itself when it returns).
+    public func end() {
+        outlet.end()
+    }
+
+    private func encoded(_ message: ClientMessage) -> FeedSocketMessage? {
+        switch message {
+        case .event(let event):
+            let value = event.value(as: Output.self)
+            if let filter, !filter(value) { return nil }
+            return stream.encode(event.eventID, value)
+        case .dropped(let count):
+            return .text("{\"event\":\"dropped\",\"dropped\":\(count)}")
+        case .reset(let missed):
+            return .text("{\"event\":\"reset\",\"missed\":\(missed.map(String.init) ?? "null")}")
+        case .shutdown(let reason):
+            return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")
+        }
+    }
+}
+
+/// `text` as a JSON string literal.
+package func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+#endif

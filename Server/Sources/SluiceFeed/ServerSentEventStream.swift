@@ -1,0 +1,192 @@
+#if Server
+import NIOCore
+import NIOPosix
+import Sluice
+
+/// An ``EventFeed`` as Server-Sent Events for any HTTP server: the bytes of each client's
+/// `text/event-stream` body, written through a closure the transport gives. SluiceHummingbird's
+/// `ServerSentEvents` and SluiceVapor's are this with their framework's request and response.
+///
+/// ```swift
+/// let stream = ServerSentEventStream(feed: feed)
+/// // in a handler, for one client:
+/// let client = stream.client(from: ResumePoint(lastEventID: lastEventIDHeader))
+/// try await client.run { bytes in try await body.write(bytes) }   // returns once the feed finished
+/// ```
+///
+/// The stream: `retry:` first; then each event as `id:` (its ``EventID``, `<epoch>-<position>`),
+/// `event:` if named, `data:` lines; `: heartbeat` comments while nothing else was written for a
+/// ``Options/heartbeat`` interval; `event: dropped` (data `{"dropped":n}`) where the client lost
+/// events by its policy; `event: reset` (data `{"missed":n}`, or `{"missed":null}` when unknown)
+/// where what it asked for is gone ("refetch your state"); `event: shutdown` (data: the reason)
+/// last when the feed or the server shuts down.
+public struct ServerSentEventStream<Output: Sendable>: Sendable {
+    /// How each client's stream behaves.
+    public struct Options: Sendable {
+        /// The reconnection delay the `retry:` line asks browsers to use (3 s); `nil`: no `retry:`.
+        public var retry: Duration?
+        /// How long a stream may stay silent before a `: heartbeat` comment is written (15 s, to
+        /// keep proxies from timing the connection out); `nil`: no heartbeats.
+        public var heartbeat: Duration?
+        /// The policy for this endpoint's slow clients; `nil`: the feed's.
+        public var policy: SlowClientPolicy?
+        /// How long a stream may take to write its last events after shutdown began (5 s).
+        public var shutdownGrace: Duration
+        /// How many events a client has requested at most while its writes are in flight (16):
+        /// they are written together, as one write.
+        public var window: Int
+        /// Where the heartbeat and shutdown timers run.
+        public var eventLoopGroup: any EventLoopGroup
+
+        /// Options for a stream.
+        public init(retry: Duration? = .seconds(3), heartbeat: Duration? = .seconds(15), policy: SlowClientPolicy? = nil,
+                    shutdownGrace: Duration = .seconds(5), window: Int = 16,
+                    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+            precondition(window > 0, "window must be positive")
+            self.retry = retry
+            self.heartbeat = heartbeat
+            self.policy = policy
+            self.shutdownGrace = shutdownGrace
+            self.window = window
+            self.eventLoopGroup = eventLoopGroup
+        }
+    }
+
+    /// The feed served.
+    public let feed: EventFeed<Output>
+    /// How each client's stream behaves.
+    public let options: Options
+    let encode: @Sendable (Output) -> ServerSentEvent
+
+    /// Serves `feed`, whose events are ready-encoded: encoded once for all clients.
+    public init(feed: EventFeed<ServerSentEvent>, options: Options = Options()) where Output == ServerSentEvent {
+        self.init(feed: feed, options: options) { $0 }
+    }
+
+    /// Serves `feed`, encoding each event with `encode` for each client (map to
+    /// ``ServerSentEvent`` before the feed instead, to encode once).
+    public init(feed: EventFeed<Output>, options: Options = Options(), encode: @escaping @Sendable (Output) -> ServerSentEvent) {
+        self.feed = feed
+        self.options = options
+        self.encode = encode
+    }
+
+    /// A new client of the feed from `start` (its `Last-Event-ID`: `ResumePoint(lastEventID:)`);
+    /// with `filter`, it gets only the events it accepts (the others are skipped for it — they
+    /// still count against its window — and it resumes past them). The client joins the feed
+    /// at once: ``ServerSentEventClient/run(write:)`` must follow (or
+    /// ``ServerSentEventClient/end()``).
+    public func client(from start: ResumePoint = .live, filter: (@Sendable (Output) -> Bool)? = nil) -> ServerSentEventClient<Output> {
+        ServerSentEventClient(stream: self, start: start, filter: filter)
+    }
+}
+
+/// One client of a ``ServerSentEventStream``: its body's bytes, written by ``run(write:)``.
+///
+/// - **Demand**: the client has at most ``ServerSentEventStream/Options/window`` events requested
+///   from its feed subscription; it requests more only when `write` of the previous ones has
+///   returned — so a transport whose write waits while the socket is not writable leaves events
+///   in the client's buffer, where its ``SlowClientPolicy`` applies.
+/// - **Ends**: ``run(write:)`` returns after `event: shutdown` once the feed finished (the
+///   transport then ends the body), and throws a ``FeedStreamStop`` when the connection is to be
+///   dropped at once: ``peerClosed()`` (the transport saw the peer close), a disconnecting
+///   policy, or a shutdown that the client did not follow within the grace period. Run inside a
+///   swift-service-lifecycle `ServiceGroup`, a graceful shutdown begins the client's shutdown.
+public final class ServerSentEventClient<Output: Sendable>: Sendable {
+    private let stream: ServerSentEventStream<Output>
+    private let filter: (@Sendable (Output) -> Bool)?
+    private let outlet: ClientOutlet
+
+    init(stream: ServerSentEventStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
+        self.stream = stream
+        self.filter = filter
+        let options = stream.options
+        outlet = ClientOutlet(window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
+                              shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
+        stream.feed.join(outlet, from: start, policy: options.policy)
+    }
+
+    /// Writes the stream through `write` until it ends (see the type's description), then ends
+    /// the client. `write` is called from one task at a time, each call after the previous one
+    /// returned; an error it throws ends the stream with that error.
+    public func run(write: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws {
+        try await outlet.serve { [self] outlet in try await pump(outlet, write) }
+    }
+
+    /// The peer closed its side: ``run(write:)`` throws ``FeedStreamStop/peerClosed`` at once.
+    public func peerClosed() {
+        outlet.stop(.peerClosed)
+    }
+
+    /// This client alone shuts down: what is buffered, then `event: shutdown`, then
+    /// ``run(write:)`` returns (or throws ``FeedStreamStop/shutdownTimedOut`` after the grace
+    /// period if the client does not take it).
+    public func shutDown() {
+        outlet.shutDown()
+    }
+
+    /// Leaves the feed without running (``run(write:)`` does it itself when it returns).
+    public func end() {
+        outlet.end()
+    }
+
+    private func pump(_ outlet: ClientOutlet, _ write: @Sendable (ByteBuffer) async throws -> Void) async throws {
+        if let retry = stream.options.retry {
+            try await write(ByteBuffer(string: "retry: \(retry.milliseconds)\n\n"))
+        }
+        var buffer = ByteBuffer()
+        while true {
+            switch await outlet.next() {
+            case .write(let messages):
+                buffer.clear()
+                for message in messages { append(message, to: &buffer) }
+                if buffer.readableBytes > 0 { try await write(buffer) }
+                outlet.wrote(messages)
+            case .heartbeat:
+                try await write(ByteBuffer(staticString: ": heartbeat\n\n"))
+            case .finish:
+                return
+            case .stop(let reason):
+                throw reason
+            }
+        }
+    }
+
+    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer) {
+        switch message {
+        case .event(let event):
+            if let filter, !filter(event.value(as: Output.self)) { return }
+            buffer.writeStaticString("id: ")
+            buffer.writeString(event.epoch)
+            buffer.writeStaticString("-")
+            buffer.writeString(String(event.id))
+            buffer.writeStaticString("\n")
+            var encoded = stream.encode(event.value(as: Output.self)).encoded
+            buffer.writeBuffer(&encoded)
+        case .dropped(let count):
+            buffer.writeString("event: dropped\ndata: {\"dropped\":\(count)}\n\n")
+        case .reset(let missed):
+            buffer.writeString("event: reset\ndata: {\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
+        case .shutdown(let reason):
+            var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
+            buffer.writeBuffer(&encoded)
+        }
+    }
+}
+
+extension TimeAmount {
+    /// `duration` as a NIO time amount (nanoseconds).
+    package init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    package var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+#endif

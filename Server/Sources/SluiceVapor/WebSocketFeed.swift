@@ -1,0 +1,100 @@
+#if Vapor
+import NIOCore
+import Sluice
+import SluiceFeed
+import Vapor
+
+/// An ``EventFeed`` served over a Vapor WebSocket: each connection a client of the feed with its
+/// own demand, buffer and ``SlowClientPolicy``, its events out as text or binary messages; the
+/// client's own messages in as a publisher.
+///
+/// ```swift
+/// let chat = WebSocketFeed(feed: feed)                        // EventFeed<String>: text messages
+/// app.webSocket("chat") { request, socket in
+///     chat.serve(socket, from: ResumePoint(lastEventID: request.query["lastEventId"])) { incoming in
+///         incoming.sink { message in post(message) }
+///     }
+/// }
+/// ```
+///
+/// The messages are ``FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
+/// A client has at most ``ServerSentEventStream/Options/window`` events requested; more once
+/// the sends of the previous ones have been written to the socket. The connection ends when the
+/// client closes it, when it falls behind under a disconnecting policy, or after the shutdown
+/// message once the feed finished (a close frame, `going away`).
+public struct WebSocketFeed<Output: Sendable>: Sendable {
+    /// How each connection behaves (`retry` and `heartbeat` do not apply).
+    public typealias Options = ServerSentEventStream<Output>.Options
+
+    /// The transport-neutral stream each connection sends.
+    public let stream: FeedSocketStream<Output>
+
+    /// Serves `stream` (shared with other endpoints, or other frameworks).
+    public init(stream: FeedSocketStream<Output>) {
+        self.stream = stream
+    }
+
+    /// Serves `feed`, each event as the message `encode` makes of it (its id, to let clients
+    /// resume with `lastEventId`, and its value).
+    public init(feed: EventFeed<Output>, options: Options = Options(),
+                encode: @escaping @Sendable (_ id: EventID, _ value: Output) -> FeedSocketMessage) {
+        stream = FeedSocketStream(feed: feed, options: options, encode: encode)
+    }
+
+    /// Streams the feed to `socket`'s client from `start` until the feed finishes, the client
+    /// leaves or falls behind under a disconnecting policy; then closes the socket. Call it from
+    /// Vapor's synchronous `webSocket` handler (`{ request, socket in … }`), which runs on the
+    /// socket's event loop before any message is read: the client's first messages then reach
+    /// `incoming` too. The stream runs in a task of its own; this returns at once.
+    ///
+    /// `incoming`, if given, gets the client's messages as a publisher (Vapor hands them over as
+    /// they arrive: a message that finds no demand is dropped — put a `buffer` in front to keep
+    /// them); what it returns is kept until the connection ends, then cancelled. With `filter`,
+    /// the client gets only the events it accepts.
+    public func serve(_ socket: WebSocket, from start: ResumePoint = .live,
+                      incoming: ((AnyPublisher<FeedSocketMessage, Never>) -> (any Cancellable)?)? = nil,
+                      filter: (@Sendable (Output) -> Bool)? = nil) {
+        let client = stream.client(from: start, filter: filter)
+        let messages = PassthroughSubject<FeedSocketMessage, Never>()
+        let kept = incoming?(messages.eraseToAnyPublisher()).map(KeptCancellable.init)
+        socket.onText { _, text in messages.send(.text(text)) }
+        socket.onBinary { _, bytes in messages.send(.binary(bytes)) }
+        socket.onClose.whenComplete { _ in
+            messages.send(completion: .finished)
+            client.peerClosed()
+        }
+        Task {
+            do {
+                try await client.run { message in
+                    switch message {
+                    case .text(let text): try await socket.send(text)
+                    case .binary(let bytes): try await socket.send(raw: bytes.readableBytesView, opcode: .binary)
+                    }
+                }
+            } catch {}
+            try? await socket.close(code: .goingAway)
+            kept?.cancellable.cancel()
+        }
+    }
+}
+
+/// What `incoming` returned, carried into the task that cancels it when the connection ends
+/// (only that task touches it afterwards).
+private struct KeptCancellable: @unchecked Sendable {
+    let cancellable: any Cancellable
+}
+
+extension WebSocketFeed where Output == String {
+    /// Serves a feed of text, each event as a text message of its value.
+    public init(feed: EventFeed<String>, options: Options = Options()) {
+        self.init(feed: feed, options: options) { _, text in .text(text) }
+    }
+}
+
+extension WebSocketFeed where Output == ByteBuffer {
+    /// Serves a feed of bytes, each event as a binary message of its value.
+    public init(feed: EventFeed<ByteBuffer>, options: Options = Options()) {
+        self.init(feed: feed, options: options) { _, bytes in .binary(bytes) }
+    }
+}
+#endif

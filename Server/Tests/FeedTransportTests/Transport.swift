@@ -1,0 +1,38 @@
+import NIOConcurrencyHelpers
+@_exported import ServerTestSupport
+import SluiceFeed
+import Testing
+
+/// The suites that run a server and clients on loopback: one at a time (each test in order), so
+/// that their timings and resident-memory readings are not disturbed by one another.
+@Suite(.serialized) enum OverLoopback {}
+
+/// The HTTP frameworks the feed is served by: every test of this target runs against each.
+enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case hummingbird
+    case vapor
+
+    var testDescription: String { rawValue }
+}
+
+/// What a test server serves: `GET /events` (Server-Sent Events of `events`) and `/ws` (WebSocket
+/// of `socket`, the client's text messages into `heard` when given; else nobody subscribes to
+/// them). `finishing` is finished on the framework's graceful shutdown (Hummingbird: a service
+/// of the application's `ServiceGroup`; Vapor: ``FeedShutdown``).
+struct Endpoints: Sendable {
+    var events: ServerSentEventStream<ServerSentEvent>?
+    var socket: FeedSocketStream<String>?
+    var heard: NIOLockedValueBox<[String]>?
+    var finishing: EventFeed<ServerSentEvent>?
+}
+
+/// Runs `endpoints` on `transport`, on a loopback port the system picks, for the duration of
+/// `body`; `body` gets the port and a function that shuts the server down gracefully the
+/// framework's way (returning once it has stopped). Shut down afterwards if `body` did not.
+func withFeedServer<R>(_ transport: Transport, _ endpoints: Endpoints,
+                       _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
+    switch transport {
+    case .hummingbird: try await withHummingbirdServer(endpoints, body)
+    case .vapor: try await withVaporServer(endpoints, body)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SluiceVapor
+import Testing
+import Vapor
+
+/// ``withFeedServer(_:_:_:)`` with Vapor: an `Application` whose server is started on a loopback
+/// port and shut down as `Application.execute()` does on a signal — the lifecycle handlers
+/// (``FeedShutdown``) first, then the server, which waits for the responses in flight.
+func withVaporServer<R>(_ endpoints: Endpoints,
+                        _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
+    let app = try await Application.make(.testing)
+    app.logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+    if let feed = endpoints.finishing { app.lifecycle.use(FeedShutdown(feed)) }
+    if let stream = endpoints.events {
+        let events = ServerSentEvents(stream: stream)
+        app.get("events") { request in events.response(to: request) }
+    }
+    if let stream = endpoints.socket {
+        let socket = WebSocketFeed(stream: stream)
+        let heard = endpoints.heard
+        app.webSocket("ws") { request, ws in
+            let start = ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"])
+            socket.serve(ws, from: start, incoming: heard.map { heard in { incoming in
+                incoming.sink { message in
+                    if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
+                }
+            } })
+        }
+    }
+    let server = app.server
+    try await server.start(address: .hostname("127.0.0.1", port: 0))
+    let port = try #require(app.http.server.shared.localAddress?.port)
+    let stopped = NIOLockedValueBox(false)
+    let shutDown: @Sendable () async throws -> Void = {
+        guard !stopped.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
+        try await app.asyncShutdown()   // the lifecycle handlers: the feed finishes
+        await server.shutdown()
+    }
+    do {
+        let result = try await body(port, shutDown)
+        try await shutDown()
+        return result
+    } catch {
+        try? await shutDown()
+        throw error
+    }
+}
