@@ -89,7 +89,8 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             $0.buffer.start(replay: start.replay, reset: start.reset, serial: start.serial, epoch: start.epoch,
                             startAfter: start.startAfter)
         }
-        counters.connected.add(1, ordering: .relaxed)
+        counters.clientJoined()
+        if case .some(let missed) = start.reset { counters.reset(missed: missed) }
         changed()
     }
 
@@ -132,10 +133,10 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         case .buffered, .duplicate, .closed:
             break
         case .droppedOldest, .droppedNewest:
-            counters.dropped.add(1, ordering: .relaxed)
+            counters.eventDropped()
             changed()
         case .overflow:
-            counters.disconnected.add(1, ordering: .relaxed)
+            counters.fellBehind(buffered: state.withLockedValue { $0.buffer.policy.bufferSize })
             cancelUpstream()
         }
         if let first { deliver(from: first) }
@@ -161,10 +162,11 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
 
     package func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
-        let first = state.withLockedValue { state -> Step? in
+        let (first, buffered) = state.withLockedValue { state -> (Step?, Int) in
             state.buffer.add(demand)
-            return state.claim()
+            return (state.claim(), state.buffer.bufferedEvents)
         }
+        counters.lag(buffered)
         if let first { deliver(from: first) }
     }
 
@@ -192,7 +194,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     private func leave() {
-        counters.connected.subtract(1, ordering: .relaxed)
+        counters.clientLeft()
         changed()
     }
 
@@ -213,7 +215,11 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
                 downstream.receive(completion: completion)
                 return
             case .deliver(let downstream, let message):
-                if case .event = message { counters.delivered.add(1, ordering: .relaxed) }
+                switch message {
+                case .event: counters.eventDelivered()
+                case .dropped(let count): counters.dropNoticed(count)
+                case .reset, .shutdown: break
+                }
                 let more = downstream.receive(message)
                 step = state.withLockedValue { state in
                     if more > .none { state.buffer.add(more) }

@@ -1,5 +1,7 @@
 #if Server
 import DequeModule
+import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Sluice
@@ -42,15 +44,30 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         /// How many events a resuming client may read from a log's history before it joins the live
         /// events (50,000): from further back than that, it gets ``FeedMessage/reset(missed:)``.
         public var historyLimit: Int
+        /// The feed's name: the `feed` dimension of its metrics and the `feed` metadata of its log
+        /// lines ("feed").
+        public var name: String
+        /// Where the feed logs its clients' lives: joins and resumes, resets, drops and departures at
+        /// `debug`, a client disconnected for falling behind or a stalled shutdown at `notice`, a
+        /// history that cannot be read at `warning`; nothing per event above `trace`.
+        public var logger: Logger
+        /// Where the feed's metrics are made (`MetricsSystem.factory`, read when the options are
+        /// made: bootstrap the metrics system first). Their names are in Server/README.md.
+        public var metrics: any MetricsFactory
 
         /// Options keeping `replay` events, with `policy` for slow clients.
-        public init(replay: Int = 1_024, policy: SlowClientPolicy = .dropOldest(buffer: 256), historyLimit: Int = 50_000) {
+        public init(replay: Int = 1_024, policy: SlowClientPolicy = .dropOldest(buffer: 256), historyLimit: Int = 50_000,
+                    name: String = "feed", logger: Logger = Logger(label: "sluice.feed"),
+                    metrics: any MetricsFactory = MetricsSystem.factory) {
             precondition(replay >= 0, "replay must not be negative")
             precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
             precondition(historyLimit >= 0, "historyLimit must not be negative")
             self.replay = replay
             self.policy = policy
             self.historyLimit = historyLimit
+            self.name = name
+            self.logger = logger
+            self.metrics = metrics
         }
     }
 
@@ -66,7 +83,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// The feed's settings.
     public let options: Options
     let subject = PassthroughSubject<FeedEvent, Never>()
-    let counters = FeedCounters()
+    let counters: FeedCounters
     private let history: FeedHistory<Output>?
     private let changes = CurrentValueSubject<Void, Never>(())
     private let state: NIOLockedValueBox<State>
@@ -77,6 +94,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     public init<Upstream: Publisher>(_ upstream: Upstream, options: Options = Options())
     where Upstream.Output == Output {
         self.options = options
+        counters = FeedCounters(name: options.name, logger: options.logger, metrics: options.metrics)
         history = nil
         state = NIOLockedValueBox(State(epoch: EventID.randomEpoch(), lastID: 0))
         upstream.subscribe(FeedInlet<Output, Output, Upstream.Failure>(feed: self) { feed, value in feed.publish(value) })
@@ -92,6 +110,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                                      options: Options = Options())
     where Upstream.Output == LogEntry<Output> {
         self.options = options
+        counters = FeedCounters(name: options.name, logger: options.logger, metrics: options.metrics)
         self.history = history
         state = NIOLockedValueBox(State(epoch: start.epoch, lastID: start.position))
         upstream.subscribe(FeedInlet<Output, LogEntry<Output>, Upstream.Failure>(feed: self) { feed, entry in feed.take(entry) })
@@ -192,7 +211,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             return event
         }
         guard let event else { return }
-        counters.published.add(1, ordering: .relaxed)
+        counters.eventPublished()
         subject.send(event)
     }
 
@@ -220,7 +239,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             }
         }
         for event in events {
-            if !event.isBreak { counters.published.add(1, ordering: .relaxed) }
+            if !event.isBreak { counters.eventPublished() }
             subject.send(event)
         }
     }
@@ -245,6 +264,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// and begins deliveries.
     package func join(_ sink: any ClientSink, from start: ResumePoint, policy: SlowClientPolicy?) {
         let policy = policy ?? options.policy
+        if case .after = start { counters.resumed(from: start) }
         switch resumption(from: start, read: nil) {
         case .ready:
             attach(sink, from: start, read: nil, policy: policy)

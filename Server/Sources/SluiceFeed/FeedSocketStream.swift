@@ -69,6 +69,17 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
     /// called from one task at a time, each call after the previous one returned; an error it
     /// throws ends the stream with that error.
     public func run(send: @escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws {
+        let counters = stream.feed.counters
+        do {
+            try await serve(send)
+            counters.streamEnded(nil)
+        } catch {
+            counters.streamEnded(error)
+            throw error
+        }
+    }
+
+    private func serve(_ send: @escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws {
         try await outlet.serve { [self] outlet in
             while true {
                 switch await outlet.next() {

@@ -1,4 +1,6 @@
 #if Server
+import Logging
+import Metrics
 import Synchronization
 
 /// A feed's counters at one moment (``EventFeed/stats``, ``EventFeed/statsPublisher``).
@@ -32,14 +34,40 @@ public struct FeedStats: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The counters behind ``FeedStats``: atomics, updated by the clients' subscriptions without a
-/// shared lock.
+/// The counters behind ``FeedStats`` (atomics, updated by the clients' subscriptions without a
+/// shared lock), the feed's swift-metrics (names in Server/README.md, "Metrics"), and its logger.
 final class FeedCounters: Sendable {
     let connected = Atomic<Int>(0)
     let published = Atomic<UInt64>(0)
     let delivered = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
     let disconnected = Atomic<Int>(0)
+    /// The feed's logger, with its name as `feed` metadata.
+    let logger: Logger
+
+    private let clients: Meter
+    private let publishedMetric: Counter
+    private let deliveredMetric: Counter
+    private let droppedMetric: Counter
+    private let disconnectedMetric: Counter
+    private let resumesMetric: Counter
+    private let resetsMetric: Counter
+    private let lagMetric: Recorder
+
+    init(name: String, logger: Logger, metrics: any MetricsFactory) {
+        var logger = logger
+        logger[metadataKey: "feed"] = "\(name)"
+        self.logger = logger
+        let dimensions = [("feed", name)]
+        clients = Meter(label: "sluice_feed_clients", dimensions: dimensions, factory: metrics)
+        publishedMetric = Counter(label: "sluice_feed_events_published_total", dimensions: dimensions, factory: metrics)
+        deliveredMetric = Counter(label: "sluice_feed_events_delivered_total", dimensions: dimensions, factory: metrics)
+        droppedMetric = Counter(label: "sluice_feed_events_dropped_total", dimensions: dimensions, factory: metrics)
+        disconnectedMetric = Counter(label: "sluice_feed_clients_disconnected_total", dimensions: dimensions, factory: metrics)
+        resumesMetric = Counter(label: "sluice_feed_resumes_total", dimensions: dimensions, factory: metrics)
+        resetsMetric = Counter(label: "sluice_feed_resets_total", dimensions: dimensions, factory: metrics)
+        lagMetric = Recorder(label: "sluice_feed_client_lag_events", dimensions: dimensions, aggregate: true, factory: metrics)
+    }
 
     var snapshot: FeedStats {
         FeedStats(connectedClients: connected.load(ordering: .relaxed),
@@ -47,6 +75,75 @@ final class FeedCounters: Sendable {
                   eventsDelivered: delivered.load(ordering: .relaxed),
                   eventsDropped: dropped.load(ordering: .relaxed),
                   clientsDisconnected: disconnected.load(ordering: .relaxed))
+    }
+
+    func clientJoined() {
+        connected.add(1, ordering: .relaxed)
+        clients.increment()
+    }
+
+    func clientLeft() {
+        connected.subtract(1, ordering: .relaxed)
+        clients.decrement()
+    }
+
+    func eventPublished() {
+        published.add(1, ordering: .relaxed)
+        publishedMetric.increment()
+    }
+
+    func eventDelivered() {
+        delivered.add(1, ordering: .relaxed)
+        deliveredMetric.increment()
+    }
+
+    func eventDropped() {
+        dropped.add(1, ordering: .relaxed)
+        droppedMetric.increment()
+    }
+
+    /// A client's `dropped` notice is delivered: it lost `count` events here.
+    func dropNoticed(_ count: Int) {
+        logger.debug("feed client dropped events by its policy", metadata: ["dropped": "\(count)"])
+    }
+
+    func fellBehind(buffered: Int) {
+        disconnected.add(1, ordering: .relaxed)
+        disconnectedMetric.increment()
+        logger.notice("feed client fell behind and is disconnected", metadata: ["buffered": "\(buffered)"])
+    }
+
+    func resumed(from start: ResumePoint) {
+        resumesMetric.increment()
+        logger.debug("feed client resumes", metadata: ["from": "\(start)"])
+    }
+
+    func reset(missed: UInt64?) {
+        resetsMetric.increment()
+        logger.debug("feed client reset: what it asked for is gone", metadata: ["missed": "\(missed.map(String.init) ?? "unknown")"])
+    }
+
+    /// Events waiting in a client's buffer as its writer asks for more.
+    func lag(_ buffered: Int) {
+        lagMetric.record(buffered)
+    }
+
+    /// A client's stream ended (`error`: why it was cut short; `nil`: it finished).
+    func streamEnded(_ error: (any Error)?) {
+        switch error {
+        case nil:
+            logger.debug("feed client finished")
+        case FeedStreamStop.peerClosed?, FeedStreamStop.cancelled?:
+            logger.debug("feed client left")
+        case FeedStreamStop.fellBehind?:
+            break   // logged when it happened
+        case FeedStreamStop.shutdownTimedOut?:
+            logger.notice("feed client did not take its last events within the shutdown grace period: disconnected")
+        case FeedStreamStop.historyUnavailable?:
+            logger.warning("feed client's history could not be read: disconnected")
+        case let error?:
+            logger.debug("feed client's connection failed", metadata: ["error": "\(error)"])
+        }
     }
 }
 #endif

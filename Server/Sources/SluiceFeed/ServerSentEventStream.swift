@@ -110,7 +110,14 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
     /// the client. `write` is called from one task at a time, each call after the previous one
     /// returned; an error it throws ends the stream with that error.
     public func run(write: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws {
-        try await outlet.serve { [self] outlet in try await pump(outlet, write) }
+        let counters = stream.feed.counters
+        do {
+            try await outlet.serve { [self] outlet in try await pump(outlet, write) }
+            counters.streamEnded(nil)
+        } catch {
+            counters.streamEnded(error)
+            throw error
+        }
     }
 
     /// The peer closed its side: ``run(write:)`` throws ``FeedStreamStop/peerClosed`` at once.

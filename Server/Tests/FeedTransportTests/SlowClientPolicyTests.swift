@@ -1,3 +1,6 @@
+import Logging
+import Metrics
+import MetricsTestKit
 import NIOCore
 import Sluice
 import SluiceFeed
@@ -13,10 +16,11 @@ struct SlowClientPolicyTests {
 
     /// Runs the scenario; `check` gets the feed, the number of events sent, and both clients (the
     /// stalled one still stalled).
-    private func stall(_ transport: Transport, policy: SlowClientPolicy, until done: @escaping @Sendable (FeedStats) -> Bool,
+    private func stall(_ transport: Transport, policy: SlowClientPolicy, logger: Logger = Logger(label: "test"),
+                       metrics: any MetricsFactory = MetricsSystem.factory, until done: @escaping @Sendable (FeedStats) -> Bool,
                        check: (EventFeed<ServerSentEvent>, UInt64, SSEClient, SSEClient) async throws -> Void) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
-        let feed = EventFeed(subject, options: .init(replay: 16, policy: policy))
+        let feed = EventFeed(subject, options: .init(replay: 16, policy: policy, name: "prices", logger: logger, metrics: metrics))
         let events = ServerSentEventStream(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(60), window: 2))
         try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let healthy = try await SSEClient.connect(port: port)
@@ -114,6 +118,27 @@ struct SlowClientPolicyTests {
             expectAll(sent, in: healthy)
             #expect(feed.stats.clientsDisconnected == 1)
             #expect(await waitUntil { feed.stats.connectedClients == 0 })
+        }
+    }
+
+    @Test(arguments: Transport.allCases) func theFeedLogsAClientItDisconnectsAndCountsWhatItsClientsGot(transport: Transport) async throws {
+        let logs = RecordingLogHandler.Store()
+        let metrics = TestMetrics()
+        try await stall(transport, policy: .disconnect(buffer: 8), logger: RecordingLogHandler.logger(logs), metrics: metrics,
+                        until: { $0.clientsDisconnected >= 1 }) { feed, sent, healthy, _ in
+            #expect(await healthy.wait { $0.filter(\.isEvent).count == Int(sent) })
+            let dimensions = [("feed", "prices")]
+            let notice = try #require(logs.records(containing: "fell behind and is disconnected").first)
+            #expect(notice.level == .notice)
+            #expect(notice.metadata["feed"] == "prices" && notice.metadata["buffered"] == "8")
+            #expect(try metrics.expectCounter("sluice_feed_clients_disconnected_total", dimensions).totalValue == 1)
+            #expect(try metrics.expectCounter("sluice_feed_events_published_total", dimensions).totalValue == Int64(sent))
+            #expect(await waitUntil { (try? metrics.expectCounter("sluice_feed_events_delivered_total", dimensions).totalValue)
+                                      == Int64(feed.stats.eventsDelivered) })
+            #expect(try metrics.expectMeter("sluice_feed_clients", dimensions).lastValue == 1)   // the healthy one
+            #expect(try !metrics.expectRecorder("sluice_feed_client_lag_events", dimensions).values.isEmpty)
+            // Nothing per event above trace.
+            #expect(logs.records.filter { $0.level >= .info }.count == 1)
         }
     }
 }

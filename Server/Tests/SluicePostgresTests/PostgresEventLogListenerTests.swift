@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MetricsTestKit
 import PostgresNIO
 import Sluice
 import SluiceFeed
@@ -57,9 +58,12 @@ import Testing
     @Test func catchesUpFromTheTableAfterItsConnectionIsKilled() async throws {
         let name = "listener-\(UInt32.random(in: 0...UInt32.max))"
         try await TestDatabase.withLog { log in
+            let logs = RecordingLogHandler.Store()
+            let metrics = TestMetrics()
             let listener = PostgresEventLogListener(
                 log: log, connection: .configuration(try TestDatabase.configuration(applicationName: name)),
-                options: .init(probeInterval: .seconds(600), initialDelay: .milliseconds(200)))
+                options: .init(probeInterval: .seconds(600), initialDelay: .milliseconds(200)),
+                logger: RecordingLogHandler.logger(logs), metrics: metrics)
             let states = Collected(listener.statePublisher)
             let run = running(listener)
             defer { run.cancel() }
@@ -79,6 +83,11 @@ import Testing
             #expect(states.values.contains { if case .reconnecting = $0 { true } else { false } })
             await waitUntil { listener.state.isListening }
             #expect(listener.state.isListening)
+            // Each lost connection logged as a warning, and counted; connected again.
+            let lost = logs.records(containing: "connection lost or refused, reconnecting")
+            #expect(lost.count >= 3 && lost.allSatisfy { $0.level == .warning })   // one per failed attempt
+            #expect(try metrics.expectCounter("sluice_log_listener_reconnects_total").totalValue == 3)
+            #expect(try metrics.expectGauge("sluice_log_listener_connected").lastValue == 1)
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import NIOPosix
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import PostgresNIO
 import ServiceLifecycle
@@ -105,9 +106,18 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         var state = State.starting
     }
 
-    /// A listener for `log`'s topics, listening on `connection`.
+    /// `sluice_log_listener_connected`: 1 while listening, 0 otherwise.
+    private let connectedMetric: Gauge
+    /// `sluice_log_listener_reconnects_total`: connections lost (or refused at the start).
+    private let reconnectsMetric: Counter
+
+    /// A listener for `log`'s topics, listening on `connection`. It logs through `logger`: each
+    /// lost connection and each table read that fails at `warning`, listening again at `info`; its
+    /// metrics are made by `metrics` (names in Server/README.md).
     public init(log: PostgresEventLog, connection: Connection = .logClient, options: Options = Options(),
-                logger: Logger = Logger(label: "SluicePostgres.Listener")) {
+                logger: Logger = Logger(label: "SluicePostgres.Listener"), metrics: any MetricsFactory = MetricsSystem.factory) {
+        connectedMetric = Gauge(label: "sluice_log_listener_connected", factory: metrics)
+        reconnectsMetric = Counter(label: "sluice_log_listener_reconnects_total", factory: metrics)
         self.log = log
         self.connection = connection
         self.options = options
@@ -247,7 +257,17 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
     }
 
     private func set(_ state: State) {
-        lock.withLockedValue { $0.state = state }
+        let previous = lock.withLockedValue { registry in
+            defer { registry.state = state }
+            return registry.state
+        }
+        switch state {
+        case .listening: connectedMetric.record(1)
+        case .reconnecting:
+            connectedMetric.record(0)
+            if case .reconnecting = previous {} else { reconnectsMetric.increment() }
+        case .starting, .stopped: connectedMetric.record(0)
+        }
         stateSubject.send(state)
     }
 }
