@@ -137,7 +137,10 @@ let serverTargets: [Target] = [
             "Sluice",
             "SluiceFeed",
             server("Vapor", "vapor", trait: "Vapor"),
+            server("ServiceLifecycle", "swift-service-lifecycle"),
+            server("Logging", "swift-log"),
             server("NIOCore", "swift-nio"),
+            server("NIOConcurrencyHelpers", "swift-nio"),
         ],
         path: "Server/Sources/SluiceVapor"),
 ]

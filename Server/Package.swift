@@ -101,6 +101,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "SluiceVapor", package: "Sluice"),
+                .product(name: "Vapor", package: "vapor"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
