@@ -8,6 +8,7 @@
 3. POSTs a unique text to B's /events: A's page must show it as an <li> of #events (it went
    through PostgreSQL to A, then to the browser over SSE), and B's WebSocket client must get it.
 4. Types a second unique text into A's form and submits it: B's WebSocket client must get it.
+5. Reads A's GET /metrics: its feed's clients and deliveries, and its listener connected.
 
 Each wait polls with a generous limit (30 s), never a fixed sleep. Exits 0 when all holds, 1 with
 what failed. Standard library only: the WebSocket client (for the DevTools protocol and for /ws)
@@ -183,6 +184,14 @@ def wait_for_message(socket, text, what):
             return
 
 
+def metric(text, name):
+    """The value of the sample `name` (with its labels) in Prometheus's text format, or None."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    return None
+
+
 def main():
     browser, url_a, url_b = sys.argv[1:4]
     unique = f"{os.getpid()}-{time.time_ns()}"
@@ -214,6 +223,21 @@ def main():
         wait_for_message(socket_b, second, "B's WebSocket client did not get the event posted from A's page")
         print(f"page-check: B's WebSocket client got the event posted from A's page's form: {second!r}")
         socket_b.close()
+
+        # A's metrics count what its clients got: the page's stream, the two events (the second
+        # reaches A through the log: wait for it).
+        deadline = time.monotonic() + LIMIT
+        while True:
+            metrics = urllib.request.urlopen(url_a + "metrics", timeout=LIMIT).read().decode()
+            delivered = metric(metrics, 'sluice_feed_events_delivered_total{feed="feed"}')
+            clients = metric(metrics, 'sluice_feed_clients{feed="feed"}')
+            connected = metric(metrics, "sluice_log_listener_connected")
+            if delivered is not None and delivered >= 2 and clients is not None and clients >= 1 and connected == 1:
+                break
+            if time.monotonic() > deadline:
+                raise Failure(f"A's /metrics does not show its feed's clients and deliveries and a connected listener:\n{metrics}")
+            time.sleep(0.2)
+        print(f"page-check: A's /metrics: {clients:g} clients, {delivered:g} events delivered, listener connected")
         return 0
     except Failure as failure:
         print(f"page-check: FAILED: {failure}", file=sys.stderr)

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import Prometheus
 import SluiceHummingbird
 
 /// The server's HTTP protocol, on which the fan-out benchmark's load generator depends:
@@ -16,6 +17,8 @@ import SluiceHummingbird
 ///   1 MiB) becomes one event. With `--postgres` it is appended to the event log, and the answer
 ///   is 202 with `{"id":"<id>"}` once it is committed, 503 with `Retry-After` when the database
 ///   cannot take it; without, it goes straight into this instance's feed (202).
+/// - `GET /metrics` — the process's metrics in Prometheus's text format: the feeds'
+///   (`sluice_feed_…`, dimension `feed`: the topic) and the event log listener's (`sluice_log_…`).
 /// - `GET /ready` — 200 while the instance can serve every event: always alone; with
 ///   `--postgres`, while its event log listener is listening (503 otherwise).
 /// - `POST /bench/start?count=C&rate=R[&size=S]` — ``BenchRun``: 202 at once; 409 while a run is
@@ -28,6 +31,8 @@ struct FeedRoutes: Sendable {
     let input: FeedInput
     let bench: BenchRun
     let backend: EventLogBackend?
+    /// What `GET /metrics` shows.
+    let metrics: PrometheusCollectorRegistry
 
     /// The largest body `POST /events` takes (1 MiB).
     static let largestPost = 1 << 20
@@ -60,6 +65,12 @@ struct FeedRoutes: Sendable {
             router.get("/events") { request, _ in engine.eventsResponse(to: request) }
         }
         router.post("/events") { request, _ in await Self.posted(request) { await post($0) } }
+        router.get("/metrics") { _, _ in
+            var bytes: [UInt8] = []
+            metrics.emit(into: &bytes)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
         router.get("/ready") { _, _ in
             guard let backend else { return Self.text(.ok, "ready\n") }
             let state = backend.listener.state

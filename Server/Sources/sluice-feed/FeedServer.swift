@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 
 /// sluice-feed: one stream of events to every SSE and WebSocket client, through the engine chosen
@@ -23,6 +25,9 @@ struct FeedServer {
             FileHandle.standardOutput.write(Data("sluice-feed \(instance): \(line)\n".utf8))
         }
         OpenFileLimit.raise()
+        // Every metric (the feeds', the listener's) into one registry, which GET /metrics shows.
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 
         let engine: any FanOutEngine = switch options.engine {
         case .sluice: SluiceEngine(policy: options.slowClientPolicy)
@@ -36,7 +41,7 @@ struct FeedServer {
         var logger = Logger(label: "sluice-feed")
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let backend = options.postgres ? EventLogBackend(logger: logger) : nil
-        let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, backend: backend)
+        let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, backend: backend, metrics: metrics)
         // The PostgreSQL client runs from here on (the log's tables are made before the server
         // starts); it stops after the service group.
         let client = backend.map { backend in Task { await backend.client.run() } }

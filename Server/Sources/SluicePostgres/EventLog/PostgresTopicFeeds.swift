@@ -68,7 +68,7 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
                 case .reset(let epoch, let after, let missed): .reset(epoch: epoch, after: after, missed: missed)
                 }
             }
-        }, options: options)
+        }, options: options.named(topic))
         let (feed, extra) = feeds.withLockedValue { feeds -> (EventFeed<Output>, EventFeed<Output>?) in
             if var entry = feeds[topic], !entry.feed.isFinished {
                 entry.used = .now
@@ -161,6 +161,16 @@ public struct PostgresEventLogTrimmer: Service {
                 try? await Task.sleep(for: interval)
             }
         }
+    }
+}
+
+extension EventFeed.Options {
+    /// These options with the name `name` (a topic's feed is named after its topic: its metrics'
+    /// `feed` dimension and its log lines' `feed` metadata).
+    func named(_ name: String) -> Self {
+        var options = self
+        options.name = name
+        return options
     }
 }
 #endif
