@@ -57,8 +57,13 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         let client = stream.client(from: start, filter: filter)
         let messages = PassthroughSubject<FeedSocketMessage, Never>()
         let kept = incoming?(messages.eraseToAnyPublisher()).map(KeptCancellable.init)
-        socket.onText { _, text in messages.send(.text(text)) }
-        socket.onBinary { _, bytes in messages.send(.binary(bytes)) }
+        let listen: @Sendable () -> Void = {
+            socket.onText { _, text in messages.send(.text(text)) }
+            socket.onBinary { _, bytes in messages.send(.binary(bytes)) }
+        }
+        // Called elsewhere than on the socket's event loop (an `async` upgrade handler), the
+        // callbacks are set there a moment later: a message arriving meanwhile is not seen.
+        if socket.eventLoop.inEventLoop { listen() } else { socket.eventLoop.execute(listen) }
         socket.onClose.whenComplete { _ in
             messages.send(completion: .finished)
             client.peerClosed()

@@ -48,9 +48,6 @@ struct EventLogBackend: Sendable {
             log: log, retention: .init(default: .init(maximumCount: Self.retainedEvents)), interval: .seconds(60))
     }
 
-    /// The services to run, in the order they start (they stop in the reverse one).
-    var services: [any Service] { [listener, feeds, trimmer] }
-
     /// Makes the log's tables, trying again while the database is not reachable yet (up to a minute).
     func migrate(say: @Sendable (String) -> Void) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
@@ -65,17 +62,25 @@ struct EventLogBackend: Sendable {
         }
     }
 
+    /// Appends `text` to `topic`: its id once committed, `nil` when the database cannot take it.
+    func append(_ text: String, to topic: String) async -> EventID? {
+        try? await log.append(text, to: topic)
+    }
+
     /// Appends `text` to `topic`: 202 with the event's id once committed; 503 with `Retry-After`
     /// when the database cannot take it.
     func post(_ text: String, to topic: String) async -> Response {
-        do {
-            let id = try await log.append(text, to: topic)
-            return Response(status: .accepted, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\"}\n")))
-        } catch {
+        guard let id = await append(text, to: topic) else {
             return Response(status: .serviceUnavailable,
                             headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "the event could not be stored; try again\n")))
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: Self.unavailable)))
         }
+        return Response(status: .accepted, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: Self.accepted(id))))
     }
+
+    /// The body of a 202: the event's id.
+    static func accepted(_ id: EventID) -> String { "{\"id\":\"\(id)\"}\n" }
+    /// The body of a 503.
+    static let unavailable = "the event could not be stored; try again\n"
 }

@@ -5,7 +5,7 @@ import SluiceHummingbird
 /// ```
 /// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
 ///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
-///             [--write-buffer BYTES]
+///             [--write-buffer BYTES] [--framework hummingbird|vapor]
 /// ```
 ///
 /// `--port 0` lets the system pick a free port; the server prints the one it got.
@@ -26,6 +26,14 @@ struct FeedOptions: Sendable {
     /// wait. `nil`: NIO's default (64 KiB). The fan-out benchmark sets it small, for every engine,
     /// so that a stalled client's back-pressure reaches the engine within tens of events.
     var writeBuffer: Int?
+    /// The HTTP framework serving the routes: Hummingbird (every engine) or Vapor (Sluice's engine).
+    var framework = Framework.hummingbird
+
+    /// The HTTP frameworks the server can run on.
+    enum Framework: String, CaseIterable, Sendable {
+        case hummingbird
+        case vapor
+    }
 
     /// The engines the server can fan out with.
     enum EngineKind: String, CaseIterable, Sendable {
@@ -55,7 +63,7 @@ struct FeedOptions: Sendable {
     static let usage = """
         usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
-                           [--instance NAME] [--postgres] [--write-buffer BYTES]
+                           [--instance NAME] [--postgres] [--write-buffer BYTES] [--framework hummingbird|vapor]
         """
 
     /// A command-line mistake, with what to say about it.
@@ -90,6 +98,10 @@ struct FeedOptions: Sendable {
                 let text = try value(of: flag)
                 guard let engine = EngineKind(rawValue: text) else { throw Mistake(description: "unknown engine \(text)") }
                 options.engine = engine
+            case "--framework":
+                let text = try value(of: flag)
+                guard let framework = Framework(rawValue: text) else { throw Mistake(description: "unknown framework \(text)") }
+                options.framework = framework
             case "--policy":
                 let text = try value(of: flag)
                 guard let policy = PolicyKind(rawValue: text) else { throw Mistake(description: "unknown policy \(text)") }
@@ -97,6 +109,9 @@ struct FeedOptions: Sendable {
             default:
                 throw Mistake(description: "unknown argument \(flag)")
             }
+        }
+        if options.framework == .vapor, options.engine != .sluice || options.writeBuffer != nil {
+            throw Mistake(description: "--framework vapor serves Sluice's engine only, without --write-buffer")
         }
         return options
     }

@@ -37,6 +37,14 @@ struct FeedRoutes: Sendable {
     /// The largest body `POST /events` takes (1 MiB).
     static let largestPost = 1 << 20
 
+    /// Publishes `text` without an answer: appended to the event log's `topic` (its id, `nil` when
+    /// the database cannot take it), or into this instance's feed.
+    func append(_ text: String, to topic: String) async -> EventID? {
+        if let backend { return await backend.append(text, to: topic) }
+        input.publish(text)
+        return nil
+    }
+
     /// Publishes `text` as the routes do: appended to the event log's `topic`, or into this
     /// instance's feed.
     func post(_ text: String, to topic: String = EventLogBackend.defaultTopic) async -> Response {

@@ -74,9 +74,18 @@ struct FeedServer {
         // first (the benchmark's timer stops, every stream gets its last event and ends), then the
         // HTTP server, which then has no stream to wait for. A client that does not read its last
         // event is cut off by the feed's grace period (Sluice's engine) or the group's limit.
+        // Vapor's requests are not tasks of this group, so the feeds must finish before its server
+        // stops (it waits for the responses in flight): the topic feeds shut down before it.
+        let server: any Service = if options.framework == .vapor, let sluice = engine as? SluiceEngine {
+            VaporFeedServer(routes: routes, engine: sluice, say: say)
+        } else {
+            app
+        }
+        let backendServices: [any Service] = backend.map { [$0.listener, $0.trimmer] } ?? []
+        let afterServer: [any Service] = backend.map { [$0.feeds] } ?? []
         var configuration = ServiceGroupConfiguration(
-            services: (backend?.services ?? []).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
-                .init(service: app),
+            services: backendServices.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
+                .init(service: server)] + afterServer.map { .init(service: $0) } + [
                 .init(service: FeedShutdown(engine: engine, bench: bench),
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ],
