@@ -44,9 +44,13 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     private let window: Int
     private let shutdownGrace: TimeAmount
     private let eventLoop: any EventLoop
+    /// Where the stream's end is logged, if anywhere.
+    private let counters: FeedCounters?
     private let state = NIOLockedValueBox(State())
 
-    package init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop) {
+    package init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop,
+                 counters: FeedCounters? = nil) {
+        self.counters = counters
         self.window = window
         self.shutdownGrace = shutdownGrace
         self.eventLoop = eventLoop
@@ -117,6 +121,16 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// it does when this throws). Ends the outlet. Inside a swift-service-lifecycle
     /// `ServiceGroup`, a graceful shutdown begins this stream's shutdown.
     package func serve(_ pump: @escaping @Sendable (ClientOutlet) async throws -> Void) async throws {
+        do {
+            try await serveUntilStopped(pump)
+            counters?.streamEnded(nil)
+        } catch {
+            counters?.streamEnded(error)
+            throw error
+        }
+    }
+
+    private func serveUntilStopped(_ pump: @escaping @Sendable (ClientOutlet) async throws -> Void) async throws {
         defer { end() }
         let pumping = Task {
             do {

@@ -3,6 +3,7 @@ import DequeModule
 import Logging
 import Metrics
 import NIOConcurrencyHelpers
+import NIOCore
 import ServiceLifecycle
 import Sluice
 
@@ -256,6 +257,16 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         state.lastID = after
         state.replay.removeAll()
         return FeedBreak(epoch: epoch, after: after, missed: missed, serial: state.serial)
+    }
+
+    /// A transport's new client from `start`, with `options`' window, heartbeat (when `heartbeat`
+    /// is on), grace and policy: joined at once.
+    package func connect(from start: ResumePoint, options: ServerSentEventStream<Output>.Options, heartbeat: Bool) -> ClientOutlet {
+        let outlet = ClientOutlet(window: options.window, heartbeat: heartbeat ? options.heartbeat.map(TimeAmount.init) : nil,
+                                  shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any(),
+                                  counters: counters)
+        join(outlet, from: start, policy: options.policy)
+        return outlet
     }
 
     /// Makes `sink` a client under `policy` (`nil`: the feed's), starting at `start`: reads what it

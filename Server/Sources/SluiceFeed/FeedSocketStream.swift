@@ -59,27 +59,13 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
     init(stream: FeedSocketStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
         self.stream = stream
         self.filter = filter
-        let options = stream.options
-        outlet = ClientOutlet(window: options.window, heartbeat: nil,
-                              shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
-        stream.feed.join(outlet, from: start, policy: options.policy)
+        outlet = stream.feed.connect(from: start, options: stream.options, heartbeat: false)
     }
 
     /// Sends the stream's messages through `send` until it ends, then ends the client. `send` is
     /// called from one task at a time, each call after the previous one returned; an error it
     /// throws ends the stream with that error.
     public func run(send: @escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws {
-        let counters = stream.feed.counters
-        do {
-            try await serve(send)
-            counters.streamEnded(nil)
-        } catch {
-            counters.streamEnded(error)
-            throw error
-        }
-    }
-
-    private func serve(_ send: @escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws {
         try await outlet.serve { [self] outlet in
             while true {
                 switch await outlet.next() {

@@ -36,7 +36,7 @@ public struct FeedStats: Hashable, Sendable, CustomStringConvertible {
 
 /// The counters behind ``FeedStats`` (atomics, updated by the clients' subscriptions without a
 /// shared lock), the feed's swift-metrics (names in Server/README.md, "Metrics"), and its logger.
-final class FeedCounters: Sendable {
+package final class FeedCounters: Sendable {
     let connected = Atomic<Int>(0)
     let published = Atomic<UInt64>(0)
     let delivered = Atomic<Int>(0)

@@ -100,24 +100,14 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
     init(stream: ServerSentEventStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
         self.stream = stream
         self.filter = filter
-        let options = stream.options
-        outlet = ClientOutlet(window: options.window, heartbeat: options.heartbeat.map(TimeAmount.init),
-                              shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any())
-        stream.feed.join(outlet, from: start, policy: options.policy)
+        outlet = stream.feed.connect(from: start, options: stream.options, heartbeat: true)
     }
 
     /// Writes the stream through `write` until it ends (see the type's description), then ends
     /// the client. `write` is called from one task at a time, each call after the previous one
     /// returned; an error it throws ends the stream with that error.
     public func run(write: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws {
-        let counters = stream.feed.counters
-        do {
-            try await outlet.serve { [self] outlet in try await pump(outlet, write) }
-            counters.streamEnded(nil)
-        } catch {
-            counters.streamEnded(error)
-            throw error
-        }
+        try await outlet.serve { [self] outlet in try await pump(outlet, write) }
     }
 
     /// The peer closed its side: ``run(write:)`` throws ``FeedStreamStop/peerClosed`` at once.

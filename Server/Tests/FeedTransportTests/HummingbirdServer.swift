@@ -2,14 +2,12 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 import SluiceHummingbird
 import Testing
 
-/// ``withFeedServer(_:_:_:)`` with Hummingbird: an `Application` run in a `ServiceGroup`.
-func withHummingbirdServer<R>(_ endpoints: Endpoints,
-                              _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
+/// ``withFeedServer(_:_:_:)``'s server with Hummingbird: an `Application` run in a `ServiceGroup`.
+func startHummingbirdServer(_ endpoints: Endpoints) async throws -> (port: Int, shutDown: @Sendable () async throws -> Void) {
     let router = Router()
     if let stream = endpoints.events {
         let events = ServerSentEvents(stream: stream)
@@ -43,17 +41,9 @@ func withHummingbirdServer<R>(_ endpoints: Endpoints,
     let running = Task { try await group.run() }
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())
-    let stopped = NIOLockedValueBox(false)
-    let shutDown: @Sendable () async throws -> Void = {
-        if !stopped.withLockedValue({ let was = $0; $0 = true; return was }) { await group.triggerGracefulShutdown() }
+    let shutDown = once {
+        await group.triggerGracefulShutdown()
         try await running.value
     }
-    do {
-        let result = try await body(port, shutDown)
-        try await shutDown()
-        return result
-    } catch {
-        try? await shutDown()
-        throw error
-    }
+    return (port, shutDown)
 }

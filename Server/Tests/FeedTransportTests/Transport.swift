@@ -31,8 +31,25 @@ struct Endpoints: Sendable {
 /// framework's way (returning once it has stopped). Shut down afterwards if `body` did not.
 func withFeedServer<R>(_ transport: Transport, _ endpoints: Endpoints,
                        _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
-    switch transport {
-    case .hummingbird: try await withHummingbirdServer(endpoints, body)
-    case .vapor: try await withVaporServer(endpoints, body)
+    let (port, shutDown) = switch transport {
+    case .hummingbird: try await startHummingbirdServer(endpoints)
+    case .vapor: try await startVaporServer(endpoints)
+    }
+    do {
+        let result = try await body(port, shutDown)
+        try await shutDown()
+        return result
+    } catch {
+        try? await shutDown()
+        throw error
+    }
+}
+
+/// `action` the first time the function returned is called; later calls return at once.
+func once(_ action: @escaping @Sendable () async throws -> Void) -> @Sendable () async throws -> Void {
+    let done = NIOLockedValueBox(false)
+    return {
+        guard !done.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
+        try await action()
     }
 }

@@ -1,14 +1,12 @@
 import Foundation
-import NIOConcurrencyHelpers
 import SluiceVapor
 import Testing
 import Vapor
 
-/// ``withFeedServer(_:_:_:)`` with Vapor: an `Application` whose server is started on a loopback
+/// ``withFeedServer(_:_:_:)``'s server with Vapor: an `Application` whose server is started on a loopback
 /// port and shut down as `Application.execute()` does on a signal — the lifecycle handlers
 /// (``FeedShutdown``) first, then the server, which waits for the responses in flight.
-func withVaporServer<R>(_ endpoints: Endpoints,
-                        _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
+func startVaporServer(_ endpoints: Endpoints) async throws -> (port: Int, shutDown: @Sendable () async throws -> Void) {
     let app = try await Application.make(.testing)
     app.logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     if let feed = endpoints.finishing { app.lifecycle.use(FeedShutdown(feed)) }
@@ -31,18 +29,9 @@ func withVaporServer<R>(_ endpoints: Endpoints,
     let server = app.server
     try await server.start(address: .hostname("127.0.0.1", port: 0))
     let port = try #require(app.http.server.shared.localAddress?.port)
-    let stopped = NIOLockedValueBox(false)
-    let shutDown: @Sendable () async throws -> Void = {
-        guard !stopped.withLockedValue({ let was = $0; $0 = true; return was }) else { return }
+    let shutDown = once {
         try await app.asyncShutdown()   // the lifecycle handlers: the feed finishes
         await server.shutdown()
     }
-    do {
-        let result = try await body(port, shutDown)
-        try await shutDown()
-        return result
-    } catch {
-        try? await shutDown()
-        throw error
-    }
+    return (port, shutDown)
 }
