@@ -9,6 +9,8 @@
    through PostgreSQL to A, then to the browser over SSE), and B's WebSocket client must get it.
 4. Types a second unique text into A's form and submits it: B's WebSocket client must get it.
 5. Reads A's GET /metrics: its feed's clients and deliveries, and its listener connected.
+(After 1, the page's chart must have drawn at least two samples of its instance's /stats, with a
+client connected.)
 
 Each wait polls with a generous limit (30 s), never a fixed sleep. Exits 0 when all holds, 1 with
 what failed. Standard library only: the WebSocket client (for the DevTools protocol and for /ws)
@@ -205,6 +207,11 @@ def main():
         page.wait_for("document.getElementById('status').textContent === 'connected'",
                       "A's page did not say connected")
         print(f"page-check: A's page ({url_a}) is connected")
+        page.wait_for("Number(document.getElementById('chart').dataset.samples) >= 2 "
+                      "&& Number(document.getElementById('clients').textContent) >= 1",
+                      "A's page did not chart its instance's clients")
+        print("page-check: A's page charts its clients: "
+              + str(page.evaluate("document.getElementById('legend').textContent.replace(/\\s+/g, ' ').trim()")))
         socket_b = WebSocket(url_b.replace("http://", "ws://") + "ws")
 
         request = urllib.request.Request(url_b + "events", data=first.encode(), method="POST")

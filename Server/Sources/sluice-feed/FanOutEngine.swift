@@ -1,3 +1,4 @@
+import SluiceFeed
 import Hummingbird
 import NIOCore
 import Synchronization
@@ -48,6 +49,14 @@ struct EngineStats: Sendable {
     var delivered = 0
     var dropped = 0
     var disconnected = 0
+}
+
+extension EngineStats {
+    /// A Sluice feed's counters.
+    init(_ stats: FeedStats) {
+        self.init(clients: stats.connectedClients, published: Int(stats.eventsPublished), delivered: stats.eventsDelivered,
+                  dropped: stats.eventsDropped, disconnected: stats.clientsDisconnected)
+    }
 }
 
 /// The counters of the engines other than Sluice's (which counts in its feed's `FeedStats`):

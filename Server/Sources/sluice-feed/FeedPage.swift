@@ -1,7 +1,10 @@
 /// `GET /`: a self-contained page (no external resources) that shows the feed live through
 /// `EventSource('/events')` — each event an `<li>` of its data text in `#events`, newest first,
 /// the last 200 kept; `#status` says "connected" or "reconnecting" — and posts text to
-/// `POST /events` from a small form. The instance's name is in the title and the heading.
+/// `POST /events` from a small form. The instance's name is in the title and the heading. A small
+/// chart (inline SVG, `#chart`) draws this instance's last minute from `GET /stats`, read every
+/// second: its clients, the events it delivered per second, and the events its clients lost by
+/// their policy per second; `#clients`, `#rate` and `#drops` say the latest values.
 enum FeedPage {
     static func html(instance: String, engine: String) -> String {
         let name = escaped(instance)
@@ -24,6 +27,11 @@ enum FeedPage {
               #events li { border-bottom: 1px solid #ddd; padding: .25rem 0; }
               #events li::before { content: attr(data-id) "  "; color: #888; }
               #notices { color: #b45309; }
+              #chart { width: 100%; height: 90px; border: 1px solid #ddd; }
+              #chart polyline { fill: none; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+              .clients { color: #2563eb; stroke: #2563eb; } .rate { color: #17803d; stroke: #17803d; }
+              .drops { color: #b91c1c; stroke: #b91c1c; }
+              #legend span { margin-right: 1rem; font-variant-numeric: tabular-nums; }
             </style>
             </head>
             <body>
@@ -34,6 +42,13 @@ enum FeedPage {
               <button type="submit">Post</button>
             </form>
             <p id="notices"></p>
+            <svg id="chart" viewBox="0 0 60 100" preserveAspectRatio="none" data-samples="0" role="img"
+                 aria-label="this instance's clients, events delivered per second and events dropped per second, the last minute">
+              <polyline class="clients" points=""></polyline><polyline class="rate" points=""></polyline>
+              <polyline class="drops" points=""></polyline>
+            </svg>
+            <p id="legend"><span class="clients">clients <b id="clients">–</b></span><span class="rate">delivered/s
+              <b id="rate">–</b></span><span class="drops">dropped/s <b id="drops">–</b></span></p>
             <ul id="events"></ul>
             <script>
             const list = document.getElementById("events");
@@ -54,6 +69,33 @@ enum FeedPage {
             source.addEventListener("dropped", (event) => notice("missed " + JSON.parse(event.data).dropped + " events (this page fell behind)"));
             source.addEventListener("reset", () => notice("missed events while away: the list may have a gap"));
             source.addEventListener("shutdown", (event) => notice("the server is shutting down: " + event.data));
+            const samples = [];
+            let previous = null;
+            function draw() {
+              const chart = document.getElementById("chart");
+              for (const [name, pick] of [["clients", (s) => s.clients], ["rate", (s) => s.rate], ["drops", (s) => s.drops]]) {
+                const values = samples.map(pick);
+                const top = Math.max(1, ...values);
+                const points = values.map((v, i) => (60 - values.length + i) + "," + (98 - 96 * v / top).toFixed(1));
+                chart.querySelector("polyline." + name).setAttribute("points", points.join(" "));
+                document.getElementById(name).textContent = values.length ? String(values[values.length - 1]) : "–";
+              }
+              chart.dataset.samples = String(samples.length);
+            }
+            async function sample() {
+              try {
+                const stats = await (await fetch("/stats")).json();
+                if (previous) {
+                  samples.push({ clients: stats.clients, rate: Math.max(0, stats.delivered - previous.delivered),
+                                 drops: Math.max(0, stats.dropped - previous.dropped) });
+                  while (samples.length > 60) samples.shift();
+                  draw();
+                }
+                previous = stats;
+              } catch (error) { /* the instance is restarting: the next second tries again */ }
+            }
+            sample();
+            setInterval(sample, 1000);
             document.getElementById("post").addEventListener("submit", async (submit) => {
               submit.preventDefault();
               const field = document.getElementById("text");

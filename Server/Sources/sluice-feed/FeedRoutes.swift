@@ -23,7 +23,7 @@ import SluiceHummingbird
 ///   `--postgres`, while its event log listener is listening (503 otherwise).
 /// - `POST /bench/start?count=C&rate=R[&size=S]` — ``BenchRun``: 202 at once; 409 while a run is
 ///   under way. Into the engine's in-memory feed (not the event log).
-/// - `GET /stats` — JSON: `engine`, `instance`, `clients`, `published`, `delivered`, `dropped`,
+/// - `GET /stats` — JSON (with `--postgres`: the default topic's feed's): `engine`, `instance`, `clients`, `published`, `delivered`, `dropped`,
 ///   `disconnected`, `cpuSeconds` (user + system), `rssBytes`.
 struct FeedRoutes: Sendable {
     let options: FeedOptions
@@ -99,7 +99,7 @@ struct FeedRoutes: Sendable {
         }
         router.get("/stats") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: statsJSON())))
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: await statsJSON())))
         }
         return router
     }
@@ -120,8 +120,12 @@ struct FeedRoutes: Sendable {
     }
 
     /// `GET /stats`'s body.
-    func statsJSON() -> String {
-        let stats = engine.stats
+    func statsJSON() async -> String {
+        var stats = engine.stats
+        // With PostgreSQL the page's stream is the log's default topic: its feed's counters.
+        if let backend, let feed = try? await backend.feeds.feed(of: EventLogBackend.defaultTopic) {
+            stats = EngineStats(feed.stats)
+        }
         return """
             {"engine":\(jsonString(options.engine.rawValue)),"instance":\(jsonString(options.instance)),\
             "clients":\(stats.clients),"published":\(stats.published),"delivered":\(stats.delivered),\

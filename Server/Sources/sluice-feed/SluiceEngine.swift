@@ -46,12 +46,7 @@ final class SluiceEngine: FanOutEngine {
         }
     }
 
-    var stats: EngineStats {
-        let stats = feed.stats
-        return EngineStats(clients: stats.connectedClients, published: Int(stats.eventsPublished),
-                           delivered: stats.eventsDelivered, dropped: stats.eventsDropped,
-                           disconnected: stats.clientsDisconnected)
-    }
+    var stats: EngineStats { EngineStats(feed.stats) }
 
     func finish() { feed.finish() }
 }

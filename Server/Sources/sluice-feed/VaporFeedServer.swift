@@ -76,7 +76,7 @@ struct VaporFeedServer: Service {
             let state = backend.listener.state
             return state.isListening ? Self.response(.ok, "ready\n") : Self.response(.serviceUnavailable, "not ready: \(state)\n")
         }
-        app.get("stats") { _ in Self.response(.ok, routes.statsJSON(), type: "application/json") }
+        app.get("stats") { _ in Self.response(.ok, await routes.statsJSON(), type: "application/json") }
     }
 
     /// A post's body as one event of `topic`: 202 with its id once committed (or at once, without
