@@ -41,6 +41,8 @@ let package = Package(
             name: "sluice-fanout-inprocess",
             dependencies: [
                 .product(name: "Sluice", package: "Sluice"),
+                .product(name: "SluiceFeed", package: "Sluice"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
         // The live example server (two instances sharing PostgreSQL, a page showing the feed) and

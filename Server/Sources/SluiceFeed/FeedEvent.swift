@@ -1,4 +1,5 @@
 #if Server
+import NIOCore
 /// An event of a feed as its clients carry it: boxed once for all of them, with its place in the
 /// feed's order.
 ///
@@ -21,12 +22,16 @@ package class FeedEvent: @unchecked Sendable {
     let serial: UInt64
     /// Whether this is a break rather than an event.
     package let isBreak: Bool
+    /// For an event of a feed of ``ServerSentEvent``s: its whole SSE frame (`id:` line, `event:`
+    /// and `data:` lines), made once for every client that writes it as it is.
+    package let frame: ByteBuffer?
 
-    init(id: UInt64, epoch: String, serial: UInt64, isBreak: Bool = false) {
+    init(id: UInt64, epoch: String, serial: UInt64, isBreak: Bool = false, frame: ByteBuffer? = nil) {
         self.id = id
         self.epoch = epoch
         self.serial = serial
         self.isBreak = isBreak
+        self.frame = frame
     }
 
     /// The event's id as clients see it.
@@ -45,7 +50,8 @@ final class TypedFeedEvent<Output>: FeedEvent, @unchecked Sendable {
 
     init(id: UInt64, epoch: String, serial: UInt64, value: Output) {
         self.value = value
-        super.init(id: id, epoch: epoch, serial: serial)
+        super.init(id: id, epoch: epoch, serial: serial,
+                   frame: (value as? ServerSentEvent).map { ServerSentEvent.frame(of: $0, epoch: epoch, position: id) })
     }
 }
 

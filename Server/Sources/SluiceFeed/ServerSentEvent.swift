@@ -33,5 +33,18 @@ public struct ServerSentEvent: Sendable, Hashable {
         buffer.writeString("\n")
         encoded = buffer
     }
+
+    /// `event`'s whole frame as the event at `position` of `epoch`: its `id:` line, then its lines.
+    static func frame(of event: ServerSentEvent, epoch: String, position: UInt64) -> ByteBuffer {
+        var frame = ByteBuffer()
+        frame.reserveCapacity(epoch.utf8.count + 26 + event.encoded.readableBytes)
+        frame.writeStaticString("id: ")
+        frame.writeString(epoch)
+        frame.writeStaticString("-")
+        frame.writeString(String(position))
+        frame.writeStaticString("\n")
+        frame.writeImmutableBuffer(event.encoded)
+        return frame
+    }
 }
 #endif

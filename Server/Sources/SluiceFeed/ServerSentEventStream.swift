@@ -57,10 +57,17 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
     public let options: Options
     let encode: @Sendable (Output) -> ServerSentEvent
+    /// Whether each event is written as the frame the feed made of it (a feed of
+    /// ``ServerSentEvent``s, written as they are).
+    let writesFrames: Bool
 
-    /// Serves `feed`, whose events are ready-encoded: encoded once for all clients.
+    /// Serves `feed`, whose events are ready-encoded: each event's frame, `id:` line included, is
+    /// made once, by the feed, for every client.
     public init(feed: EventFeed<ServerSentEvent>, options: Options = Options()) where Output == ServerSentEvent {
-        self.init(feed: feed, options: options) { $0 }
+        self.feed = feed
+        self.options = options
+        self.encode = { $0 }
+        writesFrames = true
     }
 
     /// Serves `feed`, encoding each event with `encode` for each client (map to
@@ -69,6 +76,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         self.feed = feed
         self.options = options
         self.encode = encode
+        writesFrames = false
     }
 
     /// A new client of the feed from `start` (its `Last-Event-ID`: `ResumePoint(lastEventID:)`);
@@ -153,6 +161,10 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
         switch message {
         case .event(let event):
             if let filter, !filter(event.value(as: Output.self)) { return }
+            if stream.writesFrames, let frame = event.frame {
+                buffer.writeImmutableBuffer(frame)
+                return
+            }
             buffer.writeStaticString("id: ")
             buffer.writeString(event.epoch)
             buffer.writeStaticString("-")
