@@ -32,6 +32,11 @@ import SluiceCore
 /// records, `subscribe` costs one flag check more than without this module, and nothing else. While
 /// one records, every event takes a lock and, for values, `String(describing:)`. Methods may be
 /// called from any thread.
+///
+/// The hook is process-wide: while any timeline records, every subscription made in the process —
+/// recorded or not — gets the hook's forwarding subscriber and subscription in front of it (they
+/// show as what they forward, but a `Mirror` sees them). In a test suite that runs tests in
+/// parallel, record in an exit test (a child process), as this module's own tests do.
 public final class Timeline: Sendable {
     private let tap: TimelineTap
 
@@ -65,7 +70,8 @@ public final class Timeline: Sendable {
     public var recording: TimelineRecording { tap.recording }
 
     /// Records the subscriptions `body` makes (by default only those made by code running in the
-    /// calling task, so that tests running beside it do not show up), and returns the recording.
+    /// calling task, so that other pipelines of the process do not show up), and returns the
+    /// recording.
     ///
     /// - Parameters:
     ///   - capacity: How many events are kept (the latest).
