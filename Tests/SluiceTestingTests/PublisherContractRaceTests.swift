@@ -15,8 +15,16 @@ import Testing
     }
 
     @Test func aCancelLostToThePlainFlagBreaksRule3() async {
-        let report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
+        // One verification flags it on a 2-core machine with a build beside it; in a parallel run
+        // of the whole suite, where dozens of tests keep both cores busy, the kit's two threads
+        // seldom run at once: a second and third verification cover that.
+        var report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
             PlainFlagPublisher(count: 200)
+        }
+        for _ in 1...2 where report.passed {
+            report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
+                PlainFlagPublisher(count: 200)
+            }
         }
         #expect(report.brokenRules == [.termination], "\(report)")
         #expect(report.violations.first?.message.contains("arrived after cancel() had returned (on another thread)") == true,
