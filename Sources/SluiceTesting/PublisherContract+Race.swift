@@ -152,13 +152,14 @@ actor ContractRaceTurns {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    /// Waits for the turn.
-    func begin() async {
-        guard busy else {
+    /// Waits for the turn; returns whether other verifications are waiting for theirs then.
+    func begin() async -> Bool {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
             busy = true
-            return
         }
-        await withCheckedContinuation { waiting.append($0) }
+        return !waiting.isEmpty
     }
 
     /// Hands the turn to the next in line.

@@ -121,8 +121,8 @@ extension PublisherContract {
         /// cancel lands at an offset from the moment that `receive` returns — the offset learnt
         /// from trial to trial to sit on the boundary between "seen in time" and "one more value
         /// on its way", where a lost cancel happens. Aimed trials go on until 128 of them ran with
-        /// both threads at once, or for 500 ms at most; one verification at a time in a process runs
-        /// them. A publisher that delivers on threads of its own gets 2 trials at a random delay,
+        /// both threads at once, or for 500 ms at most (150 ms when other verifications wait for
+        /// their turn: one verification at a time in a process runs them). A publisher that delivers on threads of its own gets 2 trials at a random delay,
         /// one that delivered no value 1. Trials stop at the first violation.
         public static let cancelFromAnotherThread = Scenario(
             .cancelFromAnotherThread, "cancelFromAnotherThread",
