@@ -8,8 +8,9 @@ import PackageDescription
 
 // The operators behind the optional workloads that Sluice has: the Sluice version of each workload
 // named here compiles (`#if HAS_<NAME>`). Names: "FLATMAP", "MERGE", "ZIP", "COMBINELATEST",
-// "VALUES" (`publisher.values`), "ASYNCSEQUENCEPUBLISHER" (`asyncSequence.asPublisher`, Sluice's own).
-let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST", "VALUES", "ASYNCSEQUENCEPUBLISHER"]
+// "VALUES" (`publisher.values`), "ASYNCSEQUENCEPUBLISHER" (`asyncSequence.asPublisher`, Sluice's own),
+// "TIMELINE" (recording with SluiceTimeline, Sluice's own).
+let sluiceHas: [String] = ["FLATMAP", "MERGE", "ZIP", "COMBINELATEST", "VALUES", "ASYNCSEQUENCEPUBLISHER", "TIMELINE"]
 
 // The same list for OpenCombine 0.14.0, which has no merge, no combineLatest and no AsyncSequence →
 // publisher bridge.
@@ -36,6 +37,7 @@ let package = Package(
                 "WorkloadSupport",
                 .product(name: "SluiceCore", package: "Sluice"),
                 .product(name: "Sluice", package: "Sluice"),
+                .product(name: "SluiceTimeline", package: "Sluice"),
             ],
             swiftSettings: sluiceHas.map { .define("HAS_\($0)") }
         ),

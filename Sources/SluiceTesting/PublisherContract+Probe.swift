@@ -1,4 +1,5 @@
 import SluiceCore
+import Synchronization
 
 /// What the probe does by itself in a scenario.
 struct ContractProbePlan: Sendable {
@@ -23,6 +24,9 @@ struct ContractProbePlan: Sendable {
     var checksDemand = true
     /// In operator mode, how much the operator may keep requested from each probe upstream.
     var upstreamDemand: PublisherContract.UpstreamDemand = .unbounded
+    /// An aimed `cancelFromAnotherThread` trial: the probe lets the canceller go from inside
+    /// `receive(_:)` of the race's value, as the last thing before returning.
+    var race: ContractCancelRace?
 }
 
 /// Where one of the probe upstreams an operator subscribed to stands.
@@ -85,6 +89,11 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
     private var subscription: (any Subscription)?
     /// Threads on which a `cancel()` the probe made has returned.
     private var cancelReturnedOn: Set<UInt> = []
+    /// Set (without the lock) the moment a `cancel()` the probe made returns, before its thread is
+    /// added to `cancelReturnedOn`: a publisher delivering in a tight loop on another thread can
+    /// keep the lock from the cancelling thread for as long as the loop runs, and what it delivers
+    /// meanwhile comes after the cancel all the same.
+    private let aCancelReturned = Atomic<Bool>(false)
     /// Whether the one event allowed to be in flight across a cancel on another thread has come.
     private var inFlightEventSeen = false
     /// Threads inside a `cancel()` the probe made, by depth.
@@ -216,7 +225,8 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
                 // cancelling thread gets to run `cancel()`: a thread preempted in between (two cores
                 // and a parallel test run) lets a fast publisher send a thousand values meanwhile.
                 // Until a cancel has returned, only a far longer run is taken for a runaway.
-                let runaway = state.completions == 0 && cancelReturnedOn.isEmpty ? 100_000 : 1_000
+                let returned = !cancelReturnedOn.isEmpty || aCancelReturned.load(ordering: .acquiring)
+                let runaway = state.completions == 0 && !returned ? 100_000 : 1_000
                 if eventsAfterEnd > runaway && kitThreads[thread] != nil {
                     // A publisher that ignores cancel/completion in a loop on the kit's thread:
                     // stop it here rather than let it spin; the runner reports the hang.
@@ -263,6 +273,7 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         }
         lock.withLock { endDelivery(thread) }
         wake()
+        if let race = plan.race, number == race.atValue { race.openGateAndWait() }
         return returned
     }
 
@@ -292,6 +303,7 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         }
         if park == true { parkContractThreadForever() }
         wake()
+        plan.race?.openGate()
     }
 
     // MARK: - Calls the kit makes
@@ -318,11 +330,41 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
         call(.cancel, context)
     }
 
+    /// Cancels the subscription (if one has arrived) as soon as `gate` returns, with nothing in
+    /// between that can wait: the probe's lock — which a publisher delivering in a tight loop on
+    /// another thread can keep taking first — is not touched from the gate until the cancel has
+    /// returned. The call is marked in flight (for the watchdog) before the gate, and entered in
+    /// the history and counted as it returns.
+    func cancel(_ context: String, after gate: () -> Void) {
+        let thread = contractThreadID()
+        let entry = "→ cancel() \(context)"
+        let prepared = lock.withLock { () -> (any Subscription, Int)? in
+            guard let subscription else { return nil }
+            return (subscription, beginCall("cancel() \(context)", thread, cancelOrdinal: state.cancelCalls + 1))
+        }
+        gate()
+        guard let (subscription, id) = prepared else {
+            lock.withLock { _ = record(entry + " — not made: no subscription yet", thread) }
+            wake()
+            return
+        }
+        subscription.cancel()
+        aCancelReturned.store(true, ordering: .releasing)
+        lock.withLock {
+            state.cancelCalls += 1
+            record(entry + " — entered as it returned", thread)
+            inFlight[id] = nil
+            cancelReturnedOn.insert(thread)
+        }
+        wake()
+    }
+
     private func call(_ call: Call, _ context: String) {
         let thread = contractThreadID()
+        let entry = "→ \(call) \(context)"
         let target = lock.withLock { () -> (any Subscription, Int)? in
             guard let subscription else {
-                record("→ \(call) \(context) — not made: no subscription yet", thread)
+                record(entry + " — not made: no subscription yet", thread)
                 return nil
             }
             var ordinal: Int?
@@ -334,14 +376,16 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
                 ordinal = state.cancelCalls
                 cancelling[thread, default: 0] += 1
             }
-            record("→ \(call) \(context)", thread)
+            record(entry, thread)
             return (subscription, beginCall("\(call) \(context)", thread, cancelOrdinal: ordinal))
         }
         wake()
         guard let (subscription, id) = target else { return }
         switch call {
         case .request(let demand): subscription.request(demand)
-        case .cancel: subscription.cancel()
+        case .cancel:
+            subscription.cancel()
+            aCancelReturned.store(true, ordering: .releasing)
         }
         lock.withLock {
             inFlight[id] = nil
@@ -508,7 +552,8 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
     /// later ones are late. An event delivered from inside the cancel on the cancelling thread is late.
     private func lateness(_ thread: UInt, _ index: Int) -> String? {
         if cancelReturnedOn.contains(thread) { return "arrived after cancel() had returned" }
-        if !cancelReturnedOn.isEmpty {
+        // (A cancel that returned on this thread is in the set before this thread delivers again.)
+        if !cancelReturnedOn.isEmpty || aCancelReturned.load(ordering: .acquiring) {
             if inFlightEventSeen { return "arrived after cancel() had returned (on another thread)" }
             inFlightEventSeen = true
             history[index] += "   (allowed: may have been on its way as cancel() returned on another thread)"

@@ -64,9 +64,17 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
     /// that report to the observer (the scenario's probe).
     let makeFixture: @Sendable (any ContractUpstreamObserver) -> PublisherContract.Fixture<P>
 
-    /// How many times ``PublisherContract/Scenario/cancelFromAnotherThread`` runs (with a fresh
-    /// publisher each time), and how many for a publisher that delivers asynchronously.
-    static var raceTrials: Int { 16 }
+    /// How many aimed trials of ``PublisherContract/Scenario/cancelFromAnotherThread`` (each with a
+    /// fresh publisher) must have run with both threads running at once, for a publisher that
+    /// delivers synchronously; the most trials and time it may take to get them (a machine too
+    /// loaded to run two threads at once ends there); and how many trials a publisher that
+    /// delivers asynchronously gets.
+    static var aimedRaceTrials: Int { 128 }
+    static var raceTrialLimit: Int { 1_000 }
+    static var raceTimeLimit: Duration { .milliseconds(500) }
+    /// The time limit when other verifications wait for their turn (a parallel test run, whose
+    /// other tests keep the cores busy anyway).
+    static var contendedRaceTimeLimit: Duration { .milliseconds(150) }
     static var asynchronousRaceTrials: Int { 2 }
 
     /// A call that did not return.
@@ -87,8 +95,9 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         let asynchronous: Bool
     }
 
-    private func plan(for kind: Scenario.Kind) -> ContractProbePlan {
+    func plan(for kind: Scenario.Kind, race: ContractCancelRace? = nil) -> ContractProbePlan {
         var plan = ContractProbePlan(valueLimit: configuration.valueLimit)
+        plan.race = race
         plan.upstreamDemand = configuration.upstreamDemand
         // The one exception to rule 2: Apple's ObservableObjectPublisher ignores demand.
         plan.checksDemand = P.self != ObservableObjectPublisher.self
@@ -206,25 +215,70 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         return kept
     }
 
-    /// The `cancelFromAnotherThread` scenario: trials until one breaks a rule.
+    /// The `cancelFromAnotherThread` scenario: trials until one breaks a rule. The first cancels
+    /// after a random delay; for a publisher that delivered on the kit's threads, the next ones are
+    /// aimed (``ContractCancelRace``: the cancel lands as a value returns) and go on until
+    /// `aimedRaceTrials` of them ran with both threads at once. One verification at a time runs
+    /// them in a process (``ContractRaceTurns``): aimed trials spin two threads each, and several
+    /// at once on a few cores would keep each other from running at once.
     private func raceCancels() async -> [Violation] {
-        for trial in 1...Self.raceTrials {
-            let result = await pass(.cancelFromAnotherThread)
-            if !result.violations.isEmpty {
-                return result.violations.map {
-                    Violation(rule: $0.rule, scenario: $0.scenario,
-                              message: $0.message + " (trial \(trial) of \(Self.raceTrials))",
-                              occurrences: $0.occurrences, history: $0.history, eventIndex: $0.eventIndex)
-                }
+        let first = await pass(.cancelFromAnotherThread)
+        if !first.violations.isEmpty { return Self.numbered(first.violations, trial: 1) }
+        if first.asynchronous {
+            for trial in 2...max(2, Self.asynchronousRaceTrials) {
+                let result = await pass(.cancelFromAnotherThread)
+                if !result.violations.isEmpty { return Self.numbered(result.violations, trial: trial) }
             }
-            if result.asynchronous && trial >= Self.asynchronousRaceTrials { break }
+            return []
         }
-        return []
+        // No value: nothing to aim at.
+        if first.values.isEmpty { return [] }
+        let contended = await ContractRaceTurns.shared.begin()
+        let violations = await aimedRaces(
+            values: first.values.count, timeLimit: contended ? Self.contendedRaceTimeLimit : Self.raceTimeLimit)
+        await ContractRaceTurns.shared.end()
+        return violations
+    }
+
+    /// The aimed trials, on a thread of the kit's (``ContractAimedRaces``), watched: trials that
+    /// stop starting for 10 s (or `timeout`, if longer) are reported as a call that hung.
+    private func aimedRaces(values: Int, timeLimit: Duration) async -> [Violation] {
+        let kind = scenario.kind
+        let races = ContractAimedRaces<P>(
+            values: values, aimedTrials: Self.aimedRaceTrials, trialLimit: Self.raceTrialLimit,
+            timeLimit: timeLimit, makePlan: { [self] race in plan(for: kind, race: race) },
+            makeFixture: makeFixture)
+        races.start()
+        var started = races.trialsStarted.load(ordering: .acquiring)
+        while !(await races.finished.wait(timeout: max(configuration.timeout, .seconds(10)))) {
+            let now = races.trialsStarted.load(ordering: .acquiring)
+            if now == started, let probe = races.currentProbe {
+                probe.abandon()
+                let (history, findings) = probe.results
+                let running = probe.callsInFlight
+                var message = "aimed trial \(now + 1) did not return within \(max(configuration.timeout, .seconds(10)))"
+                    + " (a deadlock, or an endless wait)"
+                if !running.isEmpty { message += "; calls still running, outermost first: " + running.joined(separator: " > ") }
+                return violations(history: history, findings: findings, extra: [(.reentrancy, message, nil)])
+            }
+            started = now
+        }
+        guard case .broke(let trial, let history, let findings) = races.result else { return [] }
+        return Self.numbered(violations(history: history, findings: findings, extra: []), trial: trial)
+    }
+
+    /// `violations`, each saying which trial of the scenario found it.
+    private static func numbered(_ violations: [Violation], trial: Int) -> [Violation] {
+        violations.map {
+            Violation(rule: $0.rule, scenario: $0.scenario, message: $0.message + " (trial \(trial))",
+                      occurrences: $0.occurrences, history: $0.history, eventIndex: $0.eventIndex)
+        }
     }
 
     // MARK: - Steps
 
-    /// Starts the thread that cancels once the subscription has arrived and `delay` µs have passed.
+    /// Starts the thread that cancels once the subscription has arrived and a random 20–400 µs
+    /// have passed.
     private func startCanceller(_ context: ContractScenarioContext<P>) -> ContractSignal {
         let signal = ContractSignal()
         let delay = UInt32.random(in: 20...400)
@@ -559,7 +613,7 @@ struct ContractScenarioRunner<P: Publisher & SendableMetatype> {
         return true
     }
 
-    private func violations(
+    func violations(
         history: [String], findings: [ContractFinding], extra: [(PublisherContract.Rule, String, Int?)]
     ) -> [Violation] {
         findings.map {

@@ -109,14 +109,24 @@ extension PublisherContract {
             .concurrent, "concurrent",
             "4 threads × 25 request(.max(1)) while drive runs; then 4 threads cancel() while a 5th requests")
 
-        /// `.unlimited` requested inside `receive(subscription:)`; another thread cancels once the
-        /// subscription has arrived and a random 20–400 µs have passed, while the publisher is
-        /// (typically) in its emission loop — over 16 trials, each with a fresh publisher (2 for an
-        /// asynchronous one). Nothing may arrive after the cancel but the one event that may have
-        /// been on its way: catches an emission loop that overwrites a concurrent cancel.
+        /// `.unlimited` requested inside `receive(subscription:)`; another thread cancels while the
+        /// publisher is in its emission loop, trial after trial, each with a fresh publisher.
+        /// Nothing may arrive after the cancel but the one event that may have been on its way:
+        /// catches an emission loop that loses a concurrent cancel (a plain `cancelled` flag read,
+        /// then stored back over a cancel made meanwhile).
+        ///
+        /// The first trial cancels a random 20–400 µs after the subscription arrived. For a
+        /// publisher that delivered on the kit's threads, the next ones are aimed: the probe, inside
+        /// `receive(_:)` of one of the first values, meets the canceller (both spinning), and the
+        /// cancel lands at an offset from the moment that `receive` returns — the offset learnt
+        /// from trial to trial to sit on the boundary between "seen in time" and "one more value
+        /// on its way", where a lost cancel happens. Aimed trials go on until 128 of them ran with
+        /// both threads at once, or for 500 ms at most (150 ms when other verifications wait for
+        /// their turn: one verification at a time in a process runs them). A publisher that delivers on threads of its own gets 2 trials at a random delay,
+        /// one that delivered no value 1. Trials stop at the first violation.
         public static let cancelFromAnotherThread = Scenario(
             .cancelFromAnotherThread, "cancelFromAnotherThread",
-            ".unlimited; another thread cancels after a random 20–400 µs, over 16 trials")
+            ".unlimited; another thread cancels mid-emission, aimed just after a value returns, trial after trial")
 
         /// Every scenario: the ``singleThreaded`` ones, then ``concurrent`` and
         /// ``cancelFromAnotherThread``.

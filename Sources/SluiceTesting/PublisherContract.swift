@@ -132,10 +132,13 @@ import SluiceCore
 /// ``UpstreamDemand/unbounded``.
 ///
 /// Races are caught when they happen: the concurrent scenario makes overlapping deliveries
-/// (rule 8) likely, not certain, and ``Scenario/cancelFromAnotherThread`` catches a cancel lost to
-/// a concurrent emission loop only when one of its trials lands in the window (16 trials with a
-/// random delay; a window of a few microseconds per value may be missed). A data race inside the
-/// publisher shows only if it corrupts what the probe sees, or crashes.
+/// (rule 8) likely, not certain. ``Scenario/cancelFromAnotherThread`` aims its cancels at the
+/// moment a value's `receive` returns and learns the offset, so a cancel lost in the few
+/// nanoseconds between an emission loop's read and store of its state is caught within tens of
+/// trials, loaded machine or not — but only by a trial that lands in the window, for a publisher
+/// that delivers on the kit's threads (one that delivers on threads of its own gets 2 trials at a
+/// random delay). A data race inside the publisher shows only if it corrupts what the probe sees,
+/// or crashes.
 ///
 /// ## Topics
 ///

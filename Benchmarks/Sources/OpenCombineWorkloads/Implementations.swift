@@ -42,6 +42,9 @@ public let implementations: [String: @Sendable (Int) -> Int] = {
     #if HAS_COMBINELATEST
     table["combineLatest"] = combineLatestPump
     #endif
+    #if HAS_TIMELINE
+    table["timelineSend"] = timelineSend
+    #endif
     return table
 }()
 

@@ -87,6 +87,7 @@ public let workloads: [Workload] = [
     Workload(name: "chainValues", title: "sequence → tryMap → removeDuplicates → handleEvents → .values", elements: 100_000),
     Workload(name: "forwardedValues", title: "sequence → handleEvents → dropFirst → prefix → collect(1) → .values", elements: 100_000),
     Workload(name: "asyncSequencePublisher", title: "AsyncStream .asPublisher → sink", elements: 100_000),
+    Workload(name: "timelineSend", title: "PassthroughSubject.send → 1 sink, while a Timeline records", elements: 1_000_000),
 ]
 
 /// The workload called `name`.
