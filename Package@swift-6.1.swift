@@ -2,8 +2,9 @@
 import PackageDescription
 
 // The manifest for Swift 6.1 and later: the same package as `Package.swift` (the manifest of
-// Swift 6.0, kept for its users) plus one package trait, which Swift 6.0 cannot declare. Keep the
-// two identical otherwise.
+// Swift 6.0, kept for its users) plus package traits, which Swift 6.0 cannot declare, and the
+// server modules behind them. Keep the two identical otherwise (Compatibility/SendableProbes/run
+// checks it).
 //
 // The trait `AppleConcurrencyShape` gives Sluice's public types exactly the `Sendable`
 // conformances of Apple's Combine (and of its Foundation and Dispatch integration) in Apple's
@@ -195,4 +196,3 @@ let package = Package(
         .testTarget(name: "SluiceExamplesTests", dependencies: ["SluiceExamples", "SluiceTesting"]),
     ] + combineTargets + serverTargets
 )
-
