@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the site's landing page (/documentation/): what Sluice is and the three articles to start
-with, above the cards of its three modules.
+"""Writes the site's landing page (/documentation/): what Sluice is and the articles to start with,
+above the cards of its modules.
 
 `docc merge` synthesises that page with the modules' cards only, and takes no content for it, so
 docs/build rewrites the page's data (SITE/data/documentation.json) after the merge: an abstract, a
@@ -25,7 +25,7 @@ OVERVIEW = ("Change `import Combine` to `import Sluice` and code written for App
             "Dispatch. Start with one of these articles, or open a module below.")
 # The articles to start with: (module, article), in reading order.
 START = [("SluiceCore", "GettingStarted"), ("SluiceCore", "Migrating"),
-         ("Sluice", "UsingCombineLibrariesOffApplesSystems")]
+         ("Sluice", "UsingCombineLibrariesOffApplesSystems"), ("SluiceFeed", "SluiceOnAServer")]
 
 
 def text(string):

@@ -155,6 +155,8 @@ final class LoopRecord: @unchecked Sendable {
     var complete = 0
     /// Healthy clients whose stream ended before the last event.
     var closedEarly = 0
+    /// Events a healthy client never got because its stream ended before them.
+    var cutOff = 0
     /// Stalled clients the server closed (seen only if the close reaches a client that does not read: rarely).
     var stalledClosed = 0
     /// Set once the run's POST is sent: events emitted before it belong to no run of this process.
@@ -169,6 +171,7 @@ final class LoopRecord: @unchecked Sendable {
         clientsOutOfOrder += other.clientsOutOfOrder
         complete += other.complete
         closedEarly += other.closedEarly
+        cutOff += other.cutOff
         stalledClosed += other.stalledClosed
     }
 }
@@ -297,6 +300,7 @@ final class EventStreamClient: ChannelInboundHandler {
             record.stalledClosed += 1
         } else if !done {
             record.closedEarly += 1
+            record.cutOff += count - next
         }
         connected.fail(LoadError.closed)
         context.fireChannelInactive()
@@ -580,7 +584,11 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
 
     // Figures.
     let expected = healthy * options.count
-    let lost = expected - total.received   // skipped on the way, and whatever never came
+    // Lost: never delivered — skipped (a later event came first) or cut off (the stream ended
+    // before it). Queued: not received by the end of the run on a stream still open (an engine
+    // that was still working through its backlog), counted apart.
+    let lost = total.skipped + total.cutOff
+    let queued = expected - total.received - lost
     let deliveries = total.received
     let cpu = after["cpuSeconds"] - before["cpuSeconds"]
     let cpuPer1000 = deliveries > 0 ? cpu / Double(deliveries) * 1_000 : 0
@@ -608,6 +616,7 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
         "expected": expected,
         "received": deliveries,
         "lost": lost,
+        "queued": queued,
         "clients_with_gaps": total.clientsWithLoss,
         "clients_incomplete": healthy - total.complete,
         "out_of_order": total.outOfOrder,
@@ -634,7 +643,7 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
     let summary = """
         \(engine), \(options.clients) clients (\(stalledCount) stalled), \(options.count) events at \(options.rate)/s: \
         \(String(format: "%.1f", runSeconds)) s\(timedOut ? " (timed out)" : "")
-          healthy clients: \(deliveries) of \(expected) events received, \(lost) lost (\(healthy - total.complete) clients incomplete), \
+          healthy clients: \(deliveries) of \(expected) events received, \(lost) lost, \(queued) still queued (\(healthy - total.complete) clients incomplete), \
         \(total.outOfOrder) out of order
           latency p50 \(String(format: "%.0f", microseconds(50))) µs, p99 \(String(format: "%.0f", microseconds(99))) µs, \
         p99.9 \(String(format: "%.0f", microseconds(99.9))) µs, max \(String(format: "%.0f", Double(total.latencies.max) / 1_000)) µs

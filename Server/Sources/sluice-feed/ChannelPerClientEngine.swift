@@ -4,18 +4,19 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// One `AsyncChannel` per client, the broadcast awaiting each client's `send` in turn: a client
-/// that does not read holds every other client's next event up.
+/// that does not read holds every other client's next event up. A channel holds nothing: each
+/// frame is handed over as it is sent, so nothing is queued to write with it (``NoBacklog``).
 ///
 /// ``publish(_:)`` must not wait, so events go into one unbounded queue that a broadcasting task
 /// drains, one event to all clients before the next.
 final class ChannelPerClientEngine: FanOutEngine {
-    private let queue: AsyncStream<ByteBuffer>.Continuation
-    private let clients: NIOLockedValueBox<ClientList<AsyncChannel<ByteBuffer>>>
+    private let queue: AsyncStream<Frame>.Continuation
+    private let clients: NIOLockedValueBox<ClientList<AsyncChannel<Frame>>>
     private let counters = EngineCounters()
 
     init() {
-        let (frames, queue) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .unbounded)
-        let clients = NIOLockedValueBox(ClientList<AsyncChannel<ByteBuffer>>())
+        let (frames, queue) = AsyncStream.makeStream(of: Frame.self, bufferingPolicy: .unbounded)
+        let clients = NIOLockedValueBox(ClientList<AsyncChannel<Frame>>())
         self.queue = queue
         self.clients = clients
         Task {
@@ -36,10 +37,10 @@ final class ChannelPerClientEngine: FanOutEngine {
     func eventsResponse(to request: Request) -> Response {
         let clients = clients
         return FrameStream.response(to: request, counters: counters) {
-            let channel = AsyncChannel<ByteBuffer>()
+            let channel = AsyncChannel<Frame>()
             let id = clients.withLockedValue { $0.isFinished ? nil : $0.add(channel) }
             if id == nil { channel.finish() }
-            return (channel, {
+            return (channel, NoBacklog(), {
                 if let id { clients.withLockedValue { $0.remove(id) } }
                 channel.finish()   // a send waiting for this client returns
             })

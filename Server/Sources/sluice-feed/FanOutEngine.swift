@@ -26,7 +26,7 @@ struct FeedEvent: Sendable {
 
     /// The event as a Server-Sent Events frame, `id: <n>` then one `data:` line per line of text,
     /// encoded once for all clients of the engines that write frames themselves.
-    var frame: ByteBuffer {
+    var frame: Frame {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(text.utf8.count + 32)
         buffer.writeStaticString("id: ")
@@ -38,7 +38,7 @@ struct FeedEvent: Sendable {
             buffer.writeStaticString("\n")
         }
         buffer.writeStaticString("\n")
-        return buffer
+        return Frame(id: id, bytes: buffer)
     }
 }
 

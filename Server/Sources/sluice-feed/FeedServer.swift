@@ -32,7 +32,7 @@ struct FeedServer {
         let engine: any FanOutEngine = switch options.engine {
         case .sluice: SluiceEngine(policy: options.slowClientPolicy)
         case .shareBounded: makeShareEngine(policy: .bounded(1))
-        case .shareLatest: makeShareEngine(policy: .bufferingLatest(options.buffer))
+        case .shareLatest: makeShareEngine(policy: .bufferingLatest(options.buffer), latest: options.buffer)
         case .channel: ChannelPerClientEngine()
         case .stream: StreamPerClientEngine(buffer: options.buffer)
         }
