@@ -4,7 +4,7 @@
 ///
 /// The picture reads in light and dark mode (its colours follow `prefers-color-scheme`), and
 /// carries its diagrams as text for screen readers (`<title>`, `<desc>`). It is made of the
-/// diagrams' text alone, so a diagram recorded from a run (``TestScheduler/marbles(of:frames:values:tick:)``)
+/// diagrams' text alone, so a diagram recorded from a run (``TestScheduler/marbles(of:frames:values:tick:)->String``)
 /// draws the same picture until the operator's behaviour changes.
 ///
 /// ```swift

@@ -64,7 +64,7 @@ extension TestScheduler {
 
     /// Subscribes to each of `publishers` now, in order, with unlimited demand, moves the clock
     /// `frames` frames of `tick` (frame 0 is now), and writes what each saw as a marble diagram,
-    /// as ``marbles(of:frames:values:tick:)`` does for one: one run, so publishers that share
+    /// as ``marbles(of:frames:values:tick:)->String`` does for one: one run, so publishers that share
     /// state (subscribers of one `share()`, say) are drawn on one time axis. The subscriptions are
     /// cancelled at the end.
     public func marbles<P: Publisher>(

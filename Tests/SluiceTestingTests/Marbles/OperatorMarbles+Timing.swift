@@ -30,15 +30,15 @@ extension OperatorMarbles {
     ]
 
     static let errors: [OperatorMarble] = [
-        OperatorMarble(name: "catch", family: "Errors", operators: ["Publisher/catch(_:)", "Publisher/tryCatch(_:)"]) { bench in
+        OperatorMarble(name: "catch", family: "Error-handling", operators: ["Publisher/catch(_:)", "Publisher/tryCatch(_:)"]) { bench in
             let source = bench.cold("source", "-a-b-#")
             let fallback = bench.cold("fallback", "x-y|")
             bench.output("catch { _ in fallback }", source.catch { _ in fallback })
         },
-        OperatorMarble(name: "retry", family: "Errors", operators: ["Publisher/retry(_:)"]) { bench in
+        OperatorMarble(name: "retry", family: "Error-handling", operators: ["Publisher/retry(_:)"]) { bench in
             bench.output("retry(1)", bench.cold("source", "-a-#").retry(1))
         },
-        OperatorMarble(name: "replaceError", family: "Errors", operators: ["Publisher/replaceError(with:)"]) { bench in
+        OperatorMarble(name: "replaceError", family: "Error-handling", operators: ["Publisher/replaceError(with:)"]) { bench in
             bench.output("replaceError(with: \"z\")", bench.cold("source", "-a-b-#").replaceError(with: "z"))
         },
     ]

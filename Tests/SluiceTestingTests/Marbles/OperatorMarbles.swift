@@ -15,8 +15,8 @@ enum OperatorMarbles {
             let found = ["cur": ["Curly"], "sh": ["Shemp"]]
             let query = bench.cold("keys typed", "-cur------sh------|", values: typed)
             let debounced = query.debounce(for: MarbleBench.frames(3), scheduler: bench.scheduler).removeDuplicates()
-            bench.output("debounce(for: 300 ms).removeDuplicates()", debounced)
-            bench.output("….flatMap { search($0) }", debounced.flatMap { text in
+            bench.output("debounce, removeDuplicates", debounced)
+            bench.output("… flatMap { search($0) }", debounced.flatMap { text in
                 Just(found[text, default: []]).setFailureType(to: MarbleError.self)
                     .delay(for: MarbleBench.frames(2), scheduler: bench.scheduler)
             })
