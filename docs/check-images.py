@@ -101,7 +101,7 @@ def verify(plan_path, dom_path):
         for name in page["images"]:
             matches = [i for i in seen["images"] if i["src"].split("?")[0].endswith("/" + name + ".svg")]
             if not matches:
-                problems.append(f"{page['path']}: no image {name}.svg in the page")
+                problems.append(f"{page['path']}: no image {name}.svg in the page (missing, or not rendered)")
             elif not any(i["naturalWidth"] > 0 for i in matches):
                 problems.append(f"{page['path']}: image {name}.svg did not load ({matches[0]['src']})")
             elif not all(i["alt"].strip() for i in matches):
