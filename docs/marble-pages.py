@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Puts the operator diagrams of docs/marbles/ on the documentation site: into a staged copy of
 SluiceCore's catalog, a page extension per operator that has a diagram (every overload of it) and
-an article per family that shows its diagrams side by side, under an article that lists them.
+an article per family that shows its diagrams side by side, under an article that lists them,
+itself listed on the module's page.
 
 docs/marbles/index.json (written by MarbleSVGTests from its table) says which diagram belongs to
 which family and to which operators, as DocC paths without disambiguation (`Publisher/map(_:)`);
@@ -110,4 +111,8 @@ lines = ["# Operator diagrams", "",
          "## Topics", "", "### Families", ""]
 lines += [f"- <doc:{article_name(family)}>" for family in families]
 open(os.path.join(out, "OperatorDiagrams.md"), "w", encoding="utf-8").write("\n".join(lines) + "\n")
+# Curated from the module's page (the staged copy), so that the family pages sit under it only.
+root = os.path.join(catalog, "SluiceCore.md")
+with open(root, "a", encoding="utf-8") as page:
+    page.write("\n### Operator diagrams\n\n- <doc:OperatorDiagrams>\n")
 print(f"   operator diagrams: {len(per_page)} operator pages, {len(families)} family pages")
