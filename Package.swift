@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "SluiceTesting", dependencies: ["SluiceCore", "Sluice"]),
         .target(name: "SluiceTimeline", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceTimelineTests", dependencies: ["SluiceTimeline", "SluiceCore"]),
-        .target(name: "SluiceExamples", dependencies: ["Sluice"]),
+        .target(name: "SluiceExamples", dependencies: ["Sluice", "SluiceTimeline"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
         .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore", "SluiceTesting"]),

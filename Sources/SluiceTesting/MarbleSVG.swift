@@ -4,7 +4,7 @@
 ///
 /// The picture reads in light and dark mode (its colours follow `prefers-color-scheme`), and
 /// carries its diagrams as text for screen readers (`<title>`, `<desc>`). It is made of the
-/// diagrams' text alone, so a diagram recorded from a run (``TestScheduler/marbles(of:frames:values:tick:)``)
+/// diagrams' text alone, so a diagram recorded from a run (``TestScheduler/marbles(of:frames:values:tick:)->String``)
 /// draws the same picture until the operator's behaviour changes.
 ///
 /// ```swift
@@ -12,8 +12,9 @@
 /// ```
 public enum MarbleSVG {
     /// The SVG document for `rows`, each a label and a diagram, drawn one under another on one
-    /// time axis.
-    public static func render(title: String, rows: [(label: String, diagram: String)]) -> String {
+    /// time axis, and `legend` under them, a line each (what a letter stands for, say:
+    /// `"α = [a, b]"`). The text alternative holds the rows and the legend.
+    public static func render(title: String, rows: [(label: String, diagram: String)], legend: [String] = []) -> String {
         let parsed = rows.map { row in
             let (marks, frames) = read(row.diagram)
             return (label: row.label, marks: marks, frames: frames)
@@ -21,13 +22,14 @@ public enum MarbleSVG {
         let frames = max(1, parsed.map(\.frames).max() ?? 1)
         let labelWidth = 24 + 8 * (parsed.map(\.label.count).max() ?? 0)
         let (frameWidth, rowHeight, top) = (32, 52, 12)
-        let width = labelWidth + (frames + 1) * frameWidth + 16
-        let height = top + rows.count * rowHeight + 8
+        let legendLine = 20
+        let width = max(labelWidth + (frames + 1) * frameWidth + 16, 16 + 8 * (legend.map(\.count).max() ?? 0))
+        let height = top + rows.count * rowHeight + legend.count * legendLine + 8
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
             role="img" aria-labelledby="marble-title marble-desc">
             <title id="marble-title">\(escape(title))</title>
-            <desc id="marble-desc">\(escape(rows.map { "\($0.label): \($0.diagram)" }.joined(separator: "; ")))</desc>
+            <desc id="marble-desc">\(escape((rows.map { "\($0.label): \($0.diagram)" } + legend).joined(separator: "; ")))</desc>
             <style>
             .axis { stroke: #444; stroke-width: 1.5; fill: none; }
             .value { fill: #e8f0fe; stroke: #1a56c4; stroke-width: 1.5; }
@@ -62,6 +64,10 @@ public enum MarbleSVG {
                     svg += "<path class=\"now\" d=\"M\(x - frameWidth / 2) \(y + 6) l-6 10 h12 z\"/>\n"
                 }
             }
+        }
+        for (index, line) in legend.enumerated() {
+            let y = top + rows.count * rowHeight + index * legendLine + 14
+            svg += "<text class=\"label\" x=\"8\" y=\"\(y)\">\(escape(line))</text>\n"
         }
         return svg + "</svg>\n"
     }

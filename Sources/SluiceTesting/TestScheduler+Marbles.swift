@@ -59,27 +59,40 @@ extension TestScheduler {
     public func marbles<P: Publisher>(
         of publisher: P, frames: Int, values: [Character: P.Output] = [:], tick: SchedulerTimeType.Stride
     ) -> String where P.Output: Equatable {
-        let recorder = TestSubscriber<P.Output, P.Failure>()
-        var seen = 0
-        var timeline: [[MarbleDiagram<P.Output, P.Failure>.Event]] = []
+        marbles(of: [publisher], frames: frames, values: values, tick: tick)[0]
+    }
+
+    /// Subscribes to each of `publishers` now, in order, with unlimited demand, moves the clock
+    /// `frames` frames of `tick` (frame 0 is now), and writes what each saw as a marble diagram,
+    /// as ``marbles(of:frames:values:tick:)->String`` does for one: one run, so publishers that share
+    /// state (subscribers of one `share()`, say) are drawn on one time axis. The subscriptions are
+    /// cancelled at the end.
+    public func marbles<P: Publisher>(
+        of publishers: [P], frames: Int, values: [Character: P.Output] = [:], tick: SchedulerTimeType.Stride
+    ) -> [String] where P.Output: Equatable {
+        let recorders = publishers.map { _ in TestSubscriber<P.Output, P.Failure>() }
+        var seen = Array(repeating: 0, count: publishers.count)
+        var timelines = Array(repeating: [[MarbleDiagram<P.Output, P.Failure>.Event]](), count: publishers.count)
         var date = now
-        publisher.subscribe(recorder)
+        for (publisher, recorder) in zip(publishers, recorders) { publisher.subscribe(recorder) }
         for frame in 0..<max(frames, 1) {
             if frame > 0 { date = date.advanced(by: tick) }
             advance(to: date)
-            let events = recorder.events
-            timeline.append(events[seen...].compactMap { event in
-                switch event {
-                case .value(let value): .value(value)
-                case .completion(let completion): .completion(completion)
-                case .subscription: nil
-                }
-            })
-            seen = events.count
-            if recorder.completion != nil { break }
+            for (index, recorder) in recorders.enumerated() {
+                let events = recorder.events
+                timelines[index].append(events[seen[index]...].compactMap { event in
+                    switch event {
+                    case .value(let value): .value(value)
+                    case .completion(let completion): .completion(completion)
+                    case .subscription: nil
+                    }
+                })
+                seen[index] = events.count
+            }
+            if recorders.allSatisfy({ $0.completion != nil }) { break }
         }
-        recorder.cancel()
-        return MarbleDiagram<P.Output, P.Failure>.render(frames: timeline, values: values)
+        recorders.forEach { $0.cancel() }
+        return timelines.map { MarbleDiagram<P.Output, P.Failure>.render(frames: $0, values: values) }
     }
 
     /// Checks that `publisher`, subscribed now with unlimited demand, produces the events of

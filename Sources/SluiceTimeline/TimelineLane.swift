@@ -6,7 +6,8 @@
 public struct TimelineLane: Sendable, Equatable, Identifiable {
     /// The lane's number, from 1, in the order the subscriptions were made.
     public let id: Int
-    /// The subscriber, as `String(describing:)` shows it (`"Sink"`, `"Map"`, …).
+    /// The subscriber, as `String(describing:)` shows it (`"Sink"`, `"Map"`, …), or its type's
+    /// name without generic arguments when that is how it describes itself (`"ScheduledRelay"`).
     public let subscriber: String
     /// The publisher's type, without its generic arguments (`"Map"`, `"Sequence"`, …).
     public let publisher: String

@@ -117,7 +117,10 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
     func willReceive<Upstream: Publisher, Downstream: Subscriber>(publisher: Upstream, subscriber: Downstream)
     where Upstream.Output == Downstream.Input, Upstream.Failure == Downstream.Failure {
         if scope == .currentTask && TimelineTask.recorder != ObjectIdentifier(self) { return }
-        let name = String(describing: subscriber)
+        // A subscriber that does not describe itself is described by its full generic type: its
+        // type's name is shorter, and says as much.
+        let described = String(describing: subscriber)
+        let name = described.contains("<") ? Self.shortName(of: Downstream.self) : described
         let publisherName = Self.shortName(of: Upstream.self)
         let thread = Self.currentThread()
         let identifier = subscriber.combineIdentifier

@@ -21,17 +21,21 @@ import Testing
             precondition(received == [10, 20], "\(received)")
             precondition(recording.lanes == [
                 TimelineLane(id: 1, subscriber: "Sink", publisher: "Output"),
-                TimelineLane(id: 2, subscriber: "Map", publisher: "PassthroughSubject"),
+                TimelineLane(id: 2, subscriber: "Output", publisher: "Map"),
+                TimelineLane(id: 3, subscriber: "Map", publisher: "PassthroughSubject"),
             ], "\(recording.lanes)")
             let events = recording.events.map { "\($0.lane) \($0.kind)" }
             precondition(events == [
                 "1 subscribe",  // the sink subscribes to prefix(2) (Publishers.Output)…
-                "2 subscribe",  // …which has map's subscriber subscribe to the subject
+                "2 subscribe",  // …which subscribes to map…
+                "3 subscribe",  // …which has its subscriber subscribe to the subject
                 "1 request(unlimited)",
-                "2 request(unlimited)",
-                "2 value(\"1\")",  // the subject's value reaches map…
-                "1 value(\"10\")",  // …and its result the sink
-                "2 value(\"2\")",
+                "2 request(unlimited)",  // map passes the subject's subscription on: no request of its own
+                "3 value(\"1\")",  // the subject's value reaches map…
+                "2 value(\"10\")",  // …its result prefix(2)…
+                "1 value(\"10\")",  // …and the sink
+                "3 value(\"2\")",
+                "2 value(\"20\")",
                 "1 value(\"20\")",
                 "2 cancel",  // prefix(2) has its two values: it cancels upstream…
                 "1 completion(\"finished\")",  // …and finishes the sink; 3 is sent to no one

@@ -50,6 +50,19 @@ final class IntrospectionRegistry: @unchecked Sendable {
 protocol IntrospectionTap {}
 
 extension Publisher {
+    /// How an operator attaches a subscriber of its own to a publisher it subscribes to (its
+    /// upstream, an inner or other publisher): `receive(subscriber:)` directly, and while an
+    /// introspection is enabled `subscribe`'s introspected path, so that the introspection sees
+    /// every stage of a pipeline, as Apple's operators report theirs. One flag check when none is.
+    @inlinable @inline(__always)
+    func attachSubscriber<S: Subscriber>(_ subscriber: S) where S.Input == Output, S.Failure == Failure {
+        if _slowPath(introspectionIsActive) {
+            subscribeIntrospected(subscriber)
+            return
+        }
+        receive(subscriber: subscriber)
+    }
+
     /// `subscribe` while an introspection is enabled: reports the publisher and subscriber, and
     /// attaches the subscriber behind an ``IntrospectedSubscriber``. A subscriber already behind
     /// one (passed on by an operator) is passed on as it is, and reported as an `AnySubscriber`.

@@ -60,7 +60,7 @@ extension Publishers {
         /// Attaches the subscriber through the buffer's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: BufferSubscription<Output, Failure, S>(
+            upstream.attachSubscriber(BufferSubscription<Output, Failure, S>(
                 downstream: subscriber, size: size, prefetch: prefetch, whenFull: whenFull))
         }
     }

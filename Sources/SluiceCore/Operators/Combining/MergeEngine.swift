@@ -58,7 +58,7 @@ final class MergeEngine<Downstream: Subscriber>: Subscription, CustomStringConve
     func attach<Upstream: Publisher>(_ upstream: Upstream, at index: Int)
     where Upstream.Output == Output, Upstream.Failure == Failure {
         guard lock.withLock({ state.isAcceptingUpstreams }) else { return }
-        upstream.receive(subscriber: MergeSide(engine: self, index: index))
+        upstream.attachSubscriber(MergeSide(engine: self, index: index))
     }
 
     // MARK: Upstream side (through MergeSide)

@@ -46,8 +46,8 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage2<LatestSlot<A.Output>, LatestSlot<B.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "CombineLatest")
-            a.receive(subscriber: CombiningInner<Storage.Lane0, S>(subscription))
-            b.receive(subscriber: CombiningInner<Storage.Lane1, S>(subscription))
+            a.attachSubscriber(CombiningInner<Storage.Lane0, S>(subscription))
+            b.attachSubscriber(CombiningInner<Storage.Lane1, S>(subscription))
             subscription.start(subscriber)
         }
     }

@@ -52,9 +52,9 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage3<LatestSlot<A.Output>, LatestSlot<B.Output>, LatestSlot<C.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "CombineLatest")
-            a.receive(subscriber: CombiningInner<Storage.Lane0, S>(subscription))
-            b.receive(subscriber: CombiningInner<Storage.Lane1, S>(subscription))
-            c.receive(subscriber: CombiningInner<Storage.Lane2, S>(subscription))
+            a.attachSubscriber(CombiningInner<Storage.Lane0, S>(subscription))
+            b.attachSubscriber(CombiningInner<Storage.Lane1, S>(subscription))
+            c.attachSubscriber(CombiningInner<Storage.Lane2, S>(subscription))
             subscription.start(subscriber)
         }
     }

@@ -60,10 +60,10 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             typealias Storage = CombiningStorage4<QueueSlot<A.Output>, QueueSlot<B.Output>, QueueSlot<C.Output>, QueueSlot<D.Output>>
             let subscription = CombiningSubscription<Storage, S>(downstream: subscriber, name: "Zip")
-            a.receive(subscriber: CombiningInner<Storage.Lane0, S>(subscription))
-            b.receive(subscriber: CombiningInner<Storage.Lane1, S>(subscription))
-            c.receive(subscriber: CombiningInner<Storage.Lane2, S>(subscription))
-            d.receive(subscriber: CombiningInner<Storage.Lane3, S>(subscription))
+            a.attachSubscriber(CombiningInner<Storage.Lane0, S>(subscription))
+            b.attachSubscriber(CombiningInner<Storage.Lane1, S>(subscription))
+            c.attachSubscriber(CombiningInner<Storage.Lane2, S>(subscription))
+            d.attachSubscriber(CombiningInner<Storage.Lane3, S>(subscription))
             subscription.start(subscriber)
         }
     }

@@ -67,12 +67,7 @@ extension Publishers {
             let inner = BreakpointSubscriber(
                 downstream: subscriber, receiveSubscription: receiveSubscription, receiveOutput: receiveOutput,
                 receiveCompletion: receiveCompletion)
-            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
-            if introspectionIsActive {
-                upstream.subscribeIntrospected(inner)
-                return
-            }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -66,12 +66,7 @@ extension Publishers {
                                   receiveCompletion: receiveCompletion, receiveCancel: receiveCancel,
                                   receiveRequest: receiveRequest, returnedDemand: receiveRequest),
                 name: "HandleEvents")
-            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
-            if introspectionIsActive {
-                upstream.subscribeIntrospected(inner)
-                return
-            }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -45,12 +45,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = PrintReporter(downstream: subscriber, log: PrintLog(prefix: prefix, stream: stream))
-            // While an `_Introspection` is enabled, attach through `subscribe`'s introspected path.
-            if introspectionIsActive {
-                upstream.subscribeIntrospected(inner)
-                return
-            }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -91,7 +91,7 @@ where Downstream.Input == NewPublisher.Output {
             }
             switch handler(error) {
             case .success(let publisher):
-                publisher.receive(subscriber: NewSide(owner: self))
+                publisher.attachSubscriber(NewSide(owner: self))
             case .failure(let error):
                 finish(.failure(error))
             }

@@ -35,7 +35,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that a failure stops the program.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
-            upstream.receive(subscriber: Inner(downstream: subscriber, prefix: prefix, file: file, line: line))
+            upstream.attachSubscriber(Inner(downstream: subscriber, prefix: prefix, file: file, line: line))
         }
     }
 }

@@ -31,7 +31,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let handler = self.handler
-            upstream.receive(subscriber: CatchingSubscription<Upstream.Failure, NewPublisher, S>(
+            upstream.attachSubscriber(CatchingSubscription<Upstream.Failure, NewPublisher, S>(
                 downstream: subscriber, name: "Catch",
                 handler: { .success(handler($0)) }, mapNewFailure: { $0 }))
         }

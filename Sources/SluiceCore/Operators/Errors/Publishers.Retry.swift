@@ -70,7 +70,7 @@ where Downstream.Input == Upstream.Output, Downstream.Failure == Upstream.Failur
     func start() {
         lock.withLock { subscribing = true }
         while true {
-            upstream.receive(subscriber: self)
+            upstream.attachSubscriber(self)
             let again: Bool = lock.withLock {
                 if resubscribe && !state.terminated {
                     resubscribe = false

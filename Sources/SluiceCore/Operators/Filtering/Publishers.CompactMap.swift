@@ -26,7 +26,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that only non-`nil` results reach it.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: CompactMapSubscriber(downstream: subscriber, transform: transform))
+            upstream.attachSubscriber(CompactMapSubscriber(downstream: subscriber, transform: transform))
         }
     }
 }

@@ -26,7 +26,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that only matching values reach it.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: FilterSubscriber(downstream: subscriber, isIncluded: isIncluded))
+            upstream.attachSubscriber(FilterSubscriber(downstream: subscriber, isIncluded: isIncluded))
         }
     }
 }

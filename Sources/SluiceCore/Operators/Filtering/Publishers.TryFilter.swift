@@ -28,11 +28,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = ElementProducer(step: Step(isIncluded: isIncluded), downstream: subscriber, name: "TryFilter")
-            if introspectionIsActive {
-                upstream.subscribeIntrospected(inner)
-                return
-            }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -55,7 +55,7 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let outer = Outer(downstream: subscriber, maxPublishers: maxPublishers, transform: transform)
             subscriber.receive(subscription: outer)
-            upstream.receive(subscriber: outer)
+            upstream.attachSubscriber(outer)
         }
     }
 }
@@ -117,7 +117,7 @@ extension Publishers.FlatMap {
         @inlinable
         func receive(_ input: Upstream.Output) -> Subscribers.Demand {
             guard let id = lock.withLock({ state.addInner() }) else { return .none }
-            transform(input).receive(subscriber: TaggedInnerSubscriber(owner: self, id: id))
+            transform(input).attachSubscriber(TaggedInnerSubscriber(owner: self, id: id))
             return .none
         }
 

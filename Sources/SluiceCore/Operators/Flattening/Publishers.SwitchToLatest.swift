@@ -38,7 +38,7 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let outer = Outer(downstream: subscriber)
             subscriber.receive(subscription: outer)
-            upstream.receive(subscriber: outer)
+            upstream.attachSubscriber(outer)
         }
     }
 }
@@ -91,7 +91,7 @@ extension Publishers.SwitchToLatest {
         func receive(_ input: P) -> Subscribers.Demand {
             guard let (id, previous) = lock.withLock({ state.switchInner() }) else { return .none }
             previous?.cancel()
-            input.receive(subscriber: TaggedInnerSubscriber(owner: self, id: id))
+            input.attachSubscriber(TaggedInnerSubscriber(owner: self, id: id))
             return .none
         }
 

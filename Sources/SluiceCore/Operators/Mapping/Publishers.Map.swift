@@ -23,19 +23,15 @@ extension Publishers {
 
         /// Attaches the subscriber, wrapped so that each value is transformed on its way.
         ///
-        /// Operators attach upstream with `receive(subscriber:)`, not `subscribe(_:)`: the compiler
-        /// declines to specialise `subscribe` called recursively with ever larger subscriber types,
-        /// and an unspecialised link leaves every element of the chain running generic code. While
-        /// an `_Introspection` is enabled they take `subscribe`'s introspected path, as Apple's
-        /// operators report their upstream subscriptions.
+        /// Operators attach upstream with `attachSubscriber(_:)` (`receive(subscriber:)`, or
+        /// `subscribe`'s introspected path while an `_Introspection` is enabled), not
+        /// `subscribe(_:)`: the compiler declines to specialise `subscribe` called recursively with
+        /// ever larger subscriber types, and an unspecialised link leaves every element of the
+        /// chain running generic code.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = MapSubscriber(downstream: subscriber, transform: transform)
-            if _slowPath(introspectionIsActive) {
-                upstream.subscribeIntrospected(inner)
-                return
-            }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -31,7 +31,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that a failure is converted on its way.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, transform: transform))
+            upstream.attachSubscriber(Inner(downstream: subscriber, transform: transform))
         }
     }
 }

@@ -22,7 +22,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath = self.keyPath
-            upstream.receive(subscriber: KeyPathInner(downstream: subscriber, keyPaths: [keyPath]) {
+            upstream.attachSubscriber(KeyPathInner(downstream: subscriber, keyPaths: [keyPath]) {
                 $0[keyPath: keyPath]
             })
         }

@@ -29,7 +29,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath0 = self.keyPath0, keyPath1 = self.keyPath1
-            upstream.receive(subscriber: KeyPathInner(downstream: subscriber, keyPaths: [keyPath0, keyPath1]) {
+            upstream.attachSubscriber(KeyPathInner(downstream: subscriber, keyPaths: [keyPath0, keyPath1]) {
                 ($0[keyPath: keyPath0], $0[keyPath: keyPath1])
             })
         }

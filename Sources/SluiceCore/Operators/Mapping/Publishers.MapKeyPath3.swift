@@ -33,7 +33,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let keyPath0 = self.keyPath0, keyPath1 = self.keyPath1, keyPath2 = self.keyPath2
-            upstream.receive(subscriber: KeyPathInner(downstream: subscriber, keyPaths: [keyPath0, keyPath1, keyPath2]) {
+            upstream.attachSubscriber(KeyPathInner(downstream: subscriber, keyPaths: [keyPath0, keyPath1, keyPath2]) {
                 ($0[keyPath: keyPath0], $0[keyPath: keyPath1], $0[keyPath: keyPath2])
             })
         }

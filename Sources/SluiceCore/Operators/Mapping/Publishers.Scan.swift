@@ -30,7 +30,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that it receives each running result.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, initialResult: initialResult,
+            upstream.attachSubscriber(Inner(downstream: subscriber, initialResult: initialResult,
                                                nextPartialResult: nextPartialResult))
         }
     }

@@ -20,7 +20,7 @@ extension Publishers {
         /// Attaches the subscriber, wrapped so that its failure type matches.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber))
+            upstream.attachSubscriber(Inner(downstream: subscriber))
         }
 
         /// Changes the failure type again, without adding a layer.

@@ -32,7 +32,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let step = Step(result: initialResult, nextPartialResult: nextPartialResult)
-            upstream.receive(subscriber: ElementProducer(step: step, downstream: subscriber, name: "TryScan"))
+            upstream.attachSubscriber(ElementProducer(step: step, downstream: subscriber, name: "TryScan"))
         }
     }
 }

@@ -28,7 +28,7 @@ extension Publishers {
         /// Attaches the subscriber through the shared reducing subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ReducingProducer(
+            upstream.attachSubscriber(ReducingProducer(
                 reducer: Step(output: output), downstream: subscriber, name: "Contains"))
         }
     }

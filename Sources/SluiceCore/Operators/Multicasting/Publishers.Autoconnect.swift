@@ -53,7 +53,7 @@ extension Publishers {
             let inner = AutoconnectSubscriber(parent: self, downstream: subscriber)
             let thread = currentThreadIdentity()
             let connects = lock.withLock { state.subscriberArriving(on: thread) }
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
             if connects { perform(.connect, on: thread) }
         }
 

@@ -74,7 +74,7 @@ extension Publishers {
         @inlinable
         public func connect() -> any Cancellable {
             let bridge = SubjectSubscriber(weakly: sharedSubject())
-            upstream.receive(subscriber: bridge)
+            upstream.attachSubscriber(bridge)
             return AnyCancellable(bridge)
         }
 

@@ -28,7 +28,7 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that batches the upstream's elements.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, count: count))
+            upstream.attachSubscriber(Inner(downstream: subscriber, count: count))
         }
     }
 }

@@ -21,7 +21,7 @@ extension Publishers {
         /// Attaches the subscriber through a pass-through subscriber.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber))
+            upstream.attachSubscriber(Inner(downstream: subscriber))
         }
     }
 }

@@ -31,7 +31,7 @@ extension Publishers {
         /// Attaches the subscriber through the shared reducing subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ReducingProducer(
+            upstream.attachSubscriber(ReducingProducer(
                 reducer: Step(accumulated: initial, next: nextPartialResult), downstream: subscriber,
                 name: "Reduce", initial: initial))
         }

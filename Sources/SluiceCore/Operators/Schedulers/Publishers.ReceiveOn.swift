@@ -34,7 +34,7 @@ extension Publishers {
         /// Attaches the subscriber through a relay that delivers on the scheduler.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ScheduledRelay(
+            upstream.attachSubscriber(ScheduledRelay(
                 downstream: subscriber, timing: NextOpportunity(scheduler: scheduler, options: options)))
         }
     }

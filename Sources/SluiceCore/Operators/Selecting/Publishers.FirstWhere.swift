@@ -28,7 +28,7 @@ extension Publishers {
         /// The subscription describes itself as "TryFirst", as Apple's does.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ReducingProducer(
+            upstream.attachSubscriber(ReducingProducer(
                 reducer: Step(predicate: predicate), downstream: subscriber, name: "TryFirst"))
         }
     }

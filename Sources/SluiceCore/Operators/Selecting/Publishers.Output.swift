@@ -36,7 +36,7 @@ extension Publishers {
         /// Attaches the subscriber through the operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Inner(downstream: subscriber, range: range))
+            upstream.attachSubscriber(Inner(downstream: subscriber, range: range))
         }
     }
 }

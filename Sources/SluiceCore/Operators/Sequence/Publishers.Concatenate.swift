@@ -43,7 +43,7 @@ extension Publishers {
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = Inner(downstream: subscriber, suffix: suffix)
-            prefix.receive(subscriber: Inner<S>.PrefixSide(inner: inner))
+            prefix.attachSubscriber(Inner<S>.PrefixSide(inner: inner))
         }
     }
 }
@@ -235,7 +235,7 @@ extension Publishers.Concatenate {
                     defer { suffix = nil }
                     return suffix
                 }
-                next?.receive(subscriber: SuffixSide(inner: self))
+                next?.attachSubscriber(SuffixSide(inner: self))
             case .failure:
                 lock.withLock { state.complete(fromSuffix: false) }?.receive(completion: completion)
             }

@@ -41,7 +41,7 @@ extension Publishers {
             precondition(count >= 0, "Can't drop a negative number of elements")
             let inner = Inner(downstream: subscriber, count: count)
             subscriber.receive(subscription: inner)
-            upstream.receive(subscriber: inner)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -46,8 +46,8 @@ extension Publishers {
             let inner = UntilOutputSubscription<S, Other.Output, Other.Failure, DropUntilOutputFlavor>(
                 downstream: subscriber, bridgeFailure: { $0 })
             inner.start()
-            other.receive(subscriber: inner.trigger)
-            upstream.receive(subscriber: inner)
+            other.attachSubscriber(inner.trigger)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -45,8 +45,8 @@ extension Publishers {
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
             let inner = UntilOutputSubscription<S, Other.Output, Other.Failure, PrefixUntilOutputFlavor>(
                 downstream: subscriber, bridgeFailure: nil)
-            other.receive(subscriber: inner.trigger)
-            upstream.receive(subscriber: inner)
+            other.attachSubscriber(inner.trigger)
+            upstream.attachSubscriber(inner)
         }
     }
 }

@@ -33,7 +33,7 @@ extension Publishers {
         /// Attaches the subscriber through the operator's own subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ElementProducer(step: Step(predicate: predicate), downstream: subscriber,
+            upstream.attachSubscriber(ElementProducer(step: Step(predicate: predicate), downstream: subscriber,
                                                          name: "TryDropWhile"))
         }
     }

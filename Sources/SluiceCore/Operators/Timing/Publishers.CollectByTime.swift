@@ -44,7 +44,7 @@ extension Publishers {
             case .byTime(let scheduler, let stride): (scheduler, stride, nil)
             case .byTimeOrCount(let scheduler, let stride, let count): (scheduler, stride, count)
             }
-            upstream.receive(subscriber: TimeGrouper<Upstream.Output, S, Context>(
+            upstream.attachSubscriber(TimeGrouper<Upstream.Output, S, Context>(
                 downstream: subscriber, scheduler: scheduler, stride: stride, count: count, options: options))
         }
     }

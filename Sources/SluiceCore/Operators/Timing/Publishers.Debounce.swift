@@ -40,7 +40,7 @@ extension Publishers {
         /// Attaches the subscriber through a debouncing subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Debouncer(downstream: subscriber, dueTime: dueTime, scheduler: scheduler, options: options))
+            upstream.attachSubscriber(Debouncer(downstream: subscriber, dueTime: dueTime, scheduler: scheduler, options: options))
         }
     }
 }

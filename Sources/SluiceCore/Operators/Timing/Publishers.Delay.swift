@@ -42,7 +42,7 @@ extension Publishers {
         /// Attaches the subscriber through a relay that delivers each event `interval` later.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: ScheduledRelay(
+            upstream.attachSubscriber(ScheduledRelay(
                 downstream: subscriber,
                 timing: AfterInterval(scheduler: scheduler, interval: interval, tolerance: tolerance, options: options)))
         }

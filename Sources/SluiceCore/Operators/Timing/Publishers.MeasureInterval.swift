@@ -29,7 +29,7 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that measures the intervals.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: IntervalMeter<Upstream.Output, S, Context>(downstream: subscriber, scheduler: scheduler))
+            upstream.attachSubscriber(IntervalMeter<Upstream.Output, S, Context>(downstream: subscriber, scheduler: scheduler))
         }
     }
 }

@@ -41,7 +41,7 @@ extension Publishers {
         /// Attaches the subscriber through a throttling subscription.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: Throttler(downstream: subscriber, interval: interval, scheduler: scheduler, latest: latest))
+            upstream.attachSubscriber(Throttler(downstream: subscriber, interval: interval, scheduler: scheduler, latest: latest))
         }
     }
 }

@@ -45,7 +45,7 @@ extension Publishers {
         /// Attaches the subscriber through a subscription that keeps the time.
         @inlinable @inline(__always)
         public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
-            upstream.receive(subscriber: TimeoutSubscription(downstream: subscriber, interval: interval, scheduler: scheduler,
+            upstream.attachSubscriber(TimeoutSubscription(downstream: subscriber, interval: interval, scheduler: scheduler,
                                                              options: options, customError: customError))
         }
     }
