@@ -30,7 +30,7 @@ import Sluice
 ///   own demand and buffer: the feed's work per event per client is one append to that client's
 ///   buffer (or one delivery), whatever the other clients do. A client that does not keep up is
 ///   handled by its ``SlowClientPolicy``.
-/// - **Shutdown**: ``finish()``, the upstream's completion, or (as a `Service` in a
+/// - **Shutdown**: ``finish(reason:)``, the upstream's completion, or (as a `Service` in a
 ///   `ServiceGroup`) graceful shutdown: every client gets ``FeedMessage/shutdown(reason:)`` after
 ///   what is buffered for it, then its stream finishes.
 /// - Thread-safe: the upstream may deliver on any thread; clients attach and leave from any thread.

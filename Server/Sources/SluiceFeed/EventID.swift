@@ -3,7 +3,7 @@
 /// belongs to and its **position** in it, written `<epoch>-<position>` (the SSE `id:` line,
 /// `Last-Event-ID`, a WebSocket client's `lastEventId`).
 ///
-/// A feed over a shared log (``EventFeed/init(log:history:options:)``) takes both from the log, so
+/// A feed over a shared log (``EventFeed/init(log:after:history:options:)``) takes both from the log, so
 /// the same event has the same id on every instance of a fleet and a client resumes anywhere. An
 /// in-memory feed numbers its events from 1 under an epoch of its own, drawn at random when it is
 /// made: an id from another instance, or from before a restart, is then another epoch's — the

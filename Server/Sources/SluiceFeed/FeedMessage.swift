@@ -12,7 +12,7 @@ public enum FeedMessage<Output> {
     /// feed's log itself broke (events trimmed before they were read, a new epoch). `missed`
     /// events, when known, are gone; the client must refetch its state. What follows is new.
     case reset(missed: UInt64?)
-    /// The feed is shutting down (``EventFeed/finish()``, graceful shutdown, or the upstream
+    /// The feed is shutting down (``EventFeed/finish(reason:)``, graceful shutdown, or the upstream
     /// completed): the last message; the stream finishes after it. `reason` says which.
     case shutdown(reason: String)
 }

@@ -7,8 +7,8 @@ import ServiceLifecycle
 import Sluice
 @_exported import SluiceFeed
 
-/// An ``EventFeed`` served as Server-Sent Events: one `text/event-stream` response per request,
-/// each a client of the feed with its own demand, buffer and ``SlowClientPolicy``.
+/// An ``/SluiceFeed/EventFeed`` served as Server-Sent Events: one `text/event-stream` response per request,
+/// each a client of the feed with its own demand, buffer and ``/SluiceFeed/SlowClientPolicy``.
 ///
 /// ```swift
 /// let feed = EventFeed(prices.map { ServerSentEvent(data: $0.json, event: "price") })
@@ -16,29 +16,29 @@ import Sluice
 /// router.get("prices") { request, _ in events.response(to: request) }
 /// ```
 ///
-/// The stream: `retry:` first; then each event as `id:` (its ``EventID``, `<epoch>-<position>`),
+/// The stream: `retry:` first; then each event as `id:` (its ``/SluiceFeed/EventID``, `<epoch>-<position>`),
 /// `event:` if named,
 /// `data:` lines; `: heartbeat` comments while nothing else was written for a
-/// ``Options/heartbeat`` interval; `event: dropped` (data `{"dropped":n}`) where this client lost
+/// ``/SluiceFeed/ServerSentEventStream/Options/heartbeat`` interval; `event: dropped` (data `{"dropped":n}`) where this client lost
 /// events by its policy; `event: reset` (data `{"missed":n}`, or `{"missed":null}` when unknown)
 /// first when the client resumed from an id older than the feed's replay window, meaning "refetch
 /// your state"; `event: shutdown` (data: the reason) last when the feed or the server shuts down.
 ///
 /// - **Resume**: a request's `Last-Event-ID` header, or else its `lastEventId` query parameter,
-///   is the id the client has seen last (``EventFeed/client(from:policy:)``); one that is not an
+///   is the id the client has seen last (``/SluiceFeed/EventFeed/client(from:policy:)``); one that is not an
 ///   id of this feed's epoch gets `event: reset` first. A feed over a log reads what the client
 ///   missed from the log when its memory does not reach back so far.
-/// - **Demand**: a client has at most ``Options/window`` events requested from its feed
+/// - **Demand**: a client has at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested from its feed
 ///   subscription; it requests more only when its write of the previous ones to the connection
 ///   has completed — Hummingbird's writer waits while the channel is not writable — so a slow
 ///   socket leaves events in that client's buffer, where its policy applies.
 /// - **Ends**: the peer closing its side (the request's inbound stream ends) stops the stream at
-///   once; so does ``SlowClientPolicy/disconnect(buffer:)``, without waiting for the stalled
+///   once; so does ``/SluiceFeed/SlowClientPolicy/disconnect(buffer:)``, without waiting for the stalled
 ///   socket. On the server's graceful shutdown (swift-service-lifecycle, through the task that
-///   serves the connection) or ``EventFeed/finish(reason:)``, the stream writes what is buffered,
-///   `event: shutdown`, and ends; a client that does not read it within ``Options/shutdownGrace``
+///   serves the connection) or ``/SluiceFeed/EventFeed/finish(reason:)``, the stream writes what is buffered,
+///   `event: shutdown`, and ends; a client that does not read it within ``/SluiceFeed/ServerSentEventStream/Options/shutdownGrace``
 ///   is disconnected, so shutdown never hangs.
-/// - The request's body must not have been read or replaced before ``response(to:)`` (the stream
+/// - The request's body must not have been read or replaced before ``response(to:filter:)`` (the stream
 ///   watches it to see the peer close).
 public struct ServerSentEvents<Output: Sendable>: Sendable {
     /// How each stream behaves.
@@ -62,14 +62,14 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// Serves `feed`, encoding each event with `encode` for each client (map to
-    /// ``ServerSentEvent`` before the feed instead, to encode once).
+    /// ``/SluiceFeed/ServerSentEvent`` before the feed instead, to encode once).
     public init(feed: EventFeed<Output>, options: Options = Options(), encode: @escaping @Sendable (Output) -> ServerSentEvent) {
         stream = ServerSentEventStream(feed: feed, options: options, encode: encode)
     }
 
     /// Where a request resumes: after its `Last-Event-ID` header's id, else its `lastEventId` query
-    /// parameter's; ``ResumePoint/live`` when it has neither, ``ResumePoint/unreadable(_:)`` when
-    /// the one it has is not an ``EventID``.
+    /// parameter's; ``/SluiceFeed/ResumePoint/live`` when it has neither, ``/SluiceFeed/ResumePoint/unreadable(_:)`` when
+    /// the one it has is not an ``/SluiceFeed/EventID``.
     public static func resumePoint(of request: Request) -> ResumePoint {
         if let header = request.headers[HTTPField.Name("Last-Event-ID")!] {
             return ResumePoint(lastEventID: header)

@@ -5,8 +5,8 @@ import NIOPosix
 import ServiceLifecycle
 import Sluice
 
-/// An ``EventFeed`` served over WebSocket: each connection a client of the feed with its own
-/// demand, buffer and ``SlowClientPolicy``, its events out as text or binary messages; the
+/// An ``/SluiceFeed/EventFeed`` served over WebSocket: each connection a client of the feed with its own
+/// demand, buffer and ``/SluiceFeed/SlowClientPolicy``, its events out as text or binary messages; the
 /// client's own messages in as a publisher.
 ///
 /// ```swift
@@ -19,17 +19,17 @@ import Sluice
 /// }
 /// ```
 ///
-/// - **Out**: each event is one message from ``encode`` (for `String` feeds: the text; for
+/// - **Out**: each event is one message from `encode` (for `String` feeds: the text; for
 ///   `ByteBuffer` feeds: the bytes as a binary message). What SSE says with named events is said
 ///   with text messages of JSON: `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
 ///   (`null` when unknown), `{"event":"shutdown","reason":"…"}`. A client at most
-///   ``ServerSentEvents/Options/window`` events requested; more only when the writes of the
+///   ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more only when the writes of the
 ///   previous ones have completed (the writer waits while the channel is not writable).
 /// - **In**: the client's messages as a publisher that reads the next message from the socket
 ///   only when its subscriber has demand; it finishes when the client closes, fails on a
 ///   protocol error or a message over `maxMessageSize`.
 /// - **Ends**: as for ``ServerSentEvents``: the policy's disconnect and a shutdown outlasted by a
-///   stalled client end the connection at once; ``EventFeed/finish(reason:)`` sends the shutdown
+///   stalled client end the connection at once; ``/SluiceFeed/EventFeed/finish(reason:)`` sends the shutdown
 ///   message, then a close frame (`going away`). On the server's graceful shutdown
 ///   hummingbird-websocket itself sends a close frame as well, so the shutdown message may not
 ///   reach a client first there.

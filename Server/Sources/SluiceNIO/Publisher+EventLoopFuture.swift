@@ -10,7 +10,7 @@ public struct PublisherFinishedWithoutValueError: Error, Sendable, Equatable {
 }
 
 /// The error of a future whose subscription was cancelled through the `AnyCancellable` that
-/// ``Sluice/Publisher/cascadeFirstValue(to:)`` returned.
+/// ``SluiceCore/Publisher/cascadeFirstValue(to:)`` returned.
 public struct PublisherSubscriptionCancelledError: Error, Sendable, Equatable {
     /// The error.
     public init() {}

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Vapor
 
 /// Runs swift-service-lifecycle `Service`s — a `PostgresClient`, a `PostgresEventLogListener`,
-/// `PostgresTopicFeeds`, an ``EventFeed`` — for a Vapor application, which has no `ServiceGroup`
+/// `PostgresTopicFeeds`, an ``/SluiceFeed/EventFeed`` — for a Vapor application, which has no `ServiceGroup`
 /// of its own: they start when the application boots and shut down gracefully first when it
 /// shuts down, before its server waits for the responses in flight (so the feeds' streams end
 /// after their `shutdown` message instead of holding the server up).

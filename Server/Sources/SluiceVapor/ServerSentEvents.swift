@@ -4,9 +4,9 @@ import Sluice
 @_exported import SluiceFeed
 import Vapor
 
-/// An ``EventFeed`` served as Server-Sent Events from a Vapor route: one `text/event-stream`
+/// An ``/SluiceFeed/EventFeed`` served as Server-Sent Events from a Vapor route: one `text/event-stream`
 /// response per request, each a client of the feed with its own demand, buffer and
-/// ``SlowClientPolicy``.
+/// ``/SluiceFeed/SlowClientPolicy``.
 ///
 /// ```swift
 /// let events = ServerSentEvents(feed: feed)
@@ -14,16 +14,16 @@ import Vapor
 /// app.get("events") { request in events.response(to: request) }
 /// ```
 ///
-/// The stream is ``ServerSentEventStream``'s — `retry:`, `id:` `<epoch>-<position>`, heartbeats,
+/// The stream is ``/SluiceFeed/ServerSentEventStream``'s — `retry:`, `id:` `<epoch>-<position>`, heartbeats,
 /// `event: dropped`, `event: reset`, `event: shutdown` — the same bytes as SluiceHummingbird's.
 ///
 /// - **Resume**: a request's `Last-Event-ID` header, or else its `lastEventId` query parameter.
-/// - **Demand**: at most ``ServerSentEventStream/Options/window`` events requested; more once
+/// - **Demand**: at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more once
 ///   Vapor's write of the previous ones has been flushed to the socket, so a slow socket leaves
 ///   events in the client's buffer, where its policy applies.
 /// - **Ends**: Vapor gives a streaming response no signal of the peer closing: a client that left
-///   is seen at the next write, at most one ``ServerSentEventStream/Options/heartbeat`` later.
-///   ``EventFeed/finish(reason:)`` (``FeedShutdown`` calls it when the application shuts down)
+///   is seen at the next write, at most one ``/SluiceFeed/ServerSentEventStream/Options/heartbeat`` later.
+///   ``/SluiceFeed/EventFeed/finish(reason:)`` (``FeedShutdown`` calls it when the application shuts down)
 ///   ends every stream after `event: shutdown`; a client that does not take it within the grace
 ///   period is disconnected, so shutdown never waits on a stalled client.
 public struct ServerSentEvents<Output: Sendable>: Sendable {
@@ -49,8 +49,8 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// Where a request resumes: after its `Last-Event-ID` header's id, else its `lastEventId` query
-    /// parameter's; ``ResumePoint/live`` when it has neither, ``ResumePoint/unreadable(_:)`` when
-    /// the one it has is not an ``EventID``.
+    /// parameter's; ``/SluiceFeed/ResumePoint/live`` when it has neither, ``/SluiceFeed/ResumePoint/unreadable(_:)`` when
+    /// the one it has is not an ``/SluiceFeed/EventID``.
     public static func resumePoint(of request: Request) -> ResumePoint {
         if let header = request.headers.first(name: "Last-Event-ID") {
             return ResumePoint(lastEventID: header)
@@ -81,7 +81,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 }
 
-/// Finishes feeds when a Vapor application shuts down (``EventFeed/finish(reason:)``): every
+/// Finishes feeds when a Vapor application shuts down (``/SluiceFeed/EventFeed/finish(reason:)``): every
 /// client gets `event: shutdown` after what is buffered for it, and its stream ends, so that the
 /// server's shutdown, which waits for responses in flight, does not wait on the feeds' endless
 /// ones.

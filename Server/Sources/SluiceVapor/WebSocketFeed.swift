@@ -4,8 +4,8 @@ import Sluice
 import SluiceFeed
 import Vapor
 
-/// An ``EventFeed`` served over a Vapor WebSocket: each connection a client of the feed with its
-/// own demand, buffer and ``SlowClientPolicy``, its events out as text or binary messages; the
+/// An ``/SluiceFeed/EventFeed`` served over a Vapor WebSocket: each connection a client of the feed with its
+/// own demand, buffer and ``/SluiceFeed/SlowClientPolicy``, its events out as text or binary messages; the
 /// client's own messages in as a publisher.
 ///
 /// ```swift
@@ -17,8 +17,8 @@ import Vapor
 /// }
 /// ```
 ///
-/// The messages are ``FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
-/// A client has at most ``ServerSentEventStream/Options/window`` events requested; more once
+/// The messages are ``/SluiceFeed/FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
+/// A client has at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more once
 /// the sends of the previous ones have been written to the socket. The connection ends when the
 /// client closes it, when it falls behind under a disconnecting policy, or after the shutdown
 /// message once the feed finished (a close frame, `going away`).

@@ -4,7 +4,7 @@ import PostgresNIO
 import SluiceFeed
 
 /// An event log (an outbox) in PostgreSQL: each topic's events in order, each at a **position**
-/// within its topic's **epoch** — the ``EventID`` every instance gives the event — with a payload
+/// within its topic's **epoch** — the ``/SluiceFeed/EventID`` every instance gives the event — with a payload
 /// of text (no size limit but PostgreSQL's 1 GB for a value) and the time it was written.
 ///
 /// ```swift
@@ -169,7 +169,7 @@ public struct PostgresEventLog: Sendable {
 
     /// `topic`'s entries after `id`, in order, at most `limit` events, read in one snapshot:
     /// - the events after it, when its epoch is the topic's and they are all still there;
-    /// - first a ``LogEntry/reset(epoch:after:missed:)`` saying how many are gone, when retention
+    /// - first a ``/SluiceFeed/LogEntry/reset(epoch:after:missed:)`` saying how many are gone, when retention
     ///   (or a truncation) removed some of them, then the events that are left;
     /// - only a reset, to the topic's head, when `id`'s epoch is not the topic's (the history it
     ///   belongs to is gone) or the topic does not exist (it is then made).
@@ -209,7 +209,7 @@ public struct PostgresEventLog: Sendable {
         return entries
     }
 
-    /// `topic`'s history, for a ``EventFeed`` over it: its clients that resume from further back
+    /// `topic`'s history, for a ``/SluiceFeed/EventFeed`` over it: its clients that resume from further back
     /// than the feed keeps in memory read it. A read that takes longer than `timeout` (30 s) fails,
     /// so that a client is never left waiting on a dead connection: its stream ends, and it can try
     /// again.

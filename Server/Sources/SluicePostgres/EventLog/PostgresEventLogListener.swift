@@ -25,7 +25,7 @@ import SluiceFeed
 ///   is in place — at the start and after every reconnect — and at each wake-up, so nothing
 ///   committed while no connection listened is lost while the table still holds it; when
 ///   retention removed some of it first, the reader says so with a
-///   ``LogEntry/reset(epoch:after:missed:)``, and a new epoch likewise.
+///   ``/SluiceFeed/LogEntry/reset(epoch:after:missed:)``, and a new epoch likewise.
 /// - **Liveness**: every ``Options/probeInterval`` the connection runs `SELECT 1`; one that takes
 ///   longer than ``Options/probeTimeout`` (a half-open connection: a NAT or a balancer dropped it
 ///   without a word) is closed and replaced.
@@ -134,7 +134,7 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
     /// first subscriber makes the topic's reader (and its `LISTEN`); it starts after `start` (later
     /// subscribers get what comes next). When the last subscriber cancels, the reader and the
     /// `LISTEN` go. Values are sent as they are read, without waiting for demand: subscribe with
-    /// unlimited demand (an ``EventFeed`` does).
+    /// unlimited demand (an ``/SluiceFeed/EventFeed`` does).
     public func entries(of topic: String, after start: EventID) -> AnyPublisher<LogEntry<String>, Never> {
         Deferred { [self] in
             let (reader, made, session) = lock.withLockedValue { registry -> (TopicReader, Bool, ListenSession?) in

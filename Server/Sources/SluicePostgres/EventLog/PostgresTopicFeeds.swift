@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Sluice
 import SluiceFeed
 
-/// An ``EventFeed`` per topic of a ``PostgresEventLog``, made on a topic's first use and released
+/// An ``/SluiceFeed/EventFeed`` per topic of a ``PostgresEventLog``, made on a topic's first use and released
 /// when it has had no client for ``releaseAfter``: the feeds of an instance of a fleet.
 ///
 /// ```swift
@@ -18,7 +18,7 @@ import SluiceFeed
 ///
 /// Each feed's event ids are the log's: the same event has the same id on every instance, and a
 /// client resumes on any of them — from the feed's memory when recent, from the log's table when
-/// older, with ``FeedMessage/reset(missed:)`` when retention removed what it missed or its id is of
+/// older, with ``/SluiceFeed/FeedMessage/reset(missed:)`` when retention removed what it missed or its id is of
 /// another epoch. A `Service` (run it in the app's `ServiceGroup`, beside the listener): it
 /// releases idle feeds, and finishes every feed on graceful shutdown.
 public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sendable {
