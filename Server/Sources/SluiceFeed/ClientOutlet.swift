@@ -77,13 +77,19 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     package func receive(_ message: ClientMessage) -> Subscribers.Demand {
-        let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
+        append(message)?.resume()
+        return .none
+    }
+
+    /// Queues `message` for the writing task; returns the task's continuation if it was waiting,
+    /// to resume once the caller holds no lock. Takes only the outlet's lock and calls nothing:
+    /// the client's subscription calls it under its own lock (``ClientSubscription``'s hand-over).
+    func append(_ message: ClientMessage) -> UnsafeContinuation<Void, Never>? {
+        state.withLockedValue { state in
             state.pending.append(message)
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume()
-        return .none
     }
 
     package func receive(completion: Subscribers.Completion<FeedClientFailure>) {

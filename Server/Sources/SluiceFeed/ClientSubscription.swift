@@ -17,7 +17,11 @@ package protocol ClientSink: AnyObject, Sendable {
 /// A client of a feed: the subscriber of the feed's subject (unlimited demand: the feed never
 /// waits) and the subscription of the client's own subscriber, with a ``ClientBuffer`` between
 /// them behind a lock. Deliveries run outside the lock, one thread at a time (a message that
-/// arrives during a delivery is left to the delivering thread).
+/// arrives during a delivery is left to the delivering thread) — except to a socket's
+/// ``ClientOutlet``, which only queues what it is given: while no delivery is under way, the
+/// messages the client has demand for are handed to it under this lock, in the same critical
+/// section that buffered the event (or added the demand), so an event costs the client this lock
+/// and the outlet's, once each.
 package final class ClientSubscription: Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable {
     package typealias Input = FeedEvent
     package typealias Failure = Never
@@ -25,11 +29,33 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     private struct State {
         var buffer: ClientBuffer
         var downstream: (any ClientSink)?
+        /// The downstream when it is a socket's outlet: messages go to it under the lock.
+        let outlet: ClientOutlet?
         var upstream: (any Subscription)?
         var upstreamCancelled = false
         var attached = false
         var delivering = false
         var failure: FeedClientFailure?
+
+        /// Hands what the client has demand for straight to its outlet, if it has one and no
+        /// delivery is under way (ordering: a delivering thread would be behind these messages);
+        /// `nil` when the delivery role is needed instead. The outlet's lock nests inside this one;
+        /// the outlet calls nothing back. When the last message was the shutdown, ``claim()``
+        /// must follow (the completion is delivered outside the lock).
+        mutating func handOver() -> HandOver? {
+            guard let outlet, attached, !delivering, failure == nil, downstream != nil else { return nil }
+            var handed = HandOver()
+            while let message = buffer.next() {
+                switch message {
+                case .event: handed.events += 1
+                case .dropped(let count): handed.dropsNoticed.append(count)
+                case .reset, .shutdown: break
+                }
+                if let waiter = outlet.append(message) { handed.waiter = waiter }
+            }
+            handed.completes = buffer.shutdownDelivered
+            return handed
+        }
 
         /// Takes the delivery role if it is free and there is something to do: the first step.
         mutating func claim() -> Step? {
@@ -62,6 +88,15 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         }
     }
 
+    /// What ``State/handOver()`` gave the outlet: to count, and the writer to wake, once the
+    /// lock is released.
+    private struct HandOver {
+        var events = 0
+        var dropsNoticed: [Int] = []   // each `dropped` message's count (rare: empty, no allocation)
+        var waiter: UnsafeContinuation<Void, Never>?
+        var completes = false
+    }
+
     private enum Step {
         case stop
         case deliver(any ClientSink, ClientMessage)
@@ -77,7 +112,8 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         counters = feed.counters
         changed = { feed.changed() }           // a client keeps its feed alive, as it always did
         finishReason = { feed.finishReason }
-        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream))
+        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream,
+                                        outlet: downstream as? ClientOutlet))
     }
 
     package var description: String { "EventFeed.Client" }
@@ -120,14 +156,15 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         if keep { subscription.request(.unlimited) } else { subscription.cancel() }
     }
 
-    /// One lock per event: the event is offered to the buffer and, if nobody is delivering, the
-    /// first message to deliver is taken with it.
+    /// One lock per event: the event is offered to the buffer and, if nobody is delivering, handed
+    /// over to a socket's outlet, or the first message to deliver is taken with it.
     package func receive(_ event: FeedEvent) -> Subscribers.Demand {
-        let (admission, first) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?) in
-            guard state.downstream != nil else { return (.closed, nil) }
+        let (admission, first, handed) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?, HandOver?) in
+            guard state.downstream != nil else { return (.closed, nil, nil) }
             let admission = state.buffer.offer(event)
             if admission == .overflow { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
-            return (admission, state.claim())
+            if let handed = state.handOver() { return (admission, nil, handed) }
+            return (admission, state.claim(), nil)
         }
         switch admission {
         case .buffered, .duplicate, .closed:
@@ -139,6 +176,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             counters.fellBehind(buffered: state.withLockedValue { $0.buffer.policy.bufferSize })
             cancelUpstream()
         }
+        if let handed { settle(handed) }
         if let first { deliver(from: first) }
         return .none
     }
@@ -162,11 +200,14 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
 
     package func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
-        let (first, buffered) = state.withLockedValue { state -> (Step?, Int) in
+        let (first, buffered, handed) = state.withLockedValue { state -> (Step?, Int, HandOver?) in
             state.buffer.add(demand)
-            return (state.claim(), state.buffer.bufferedEvents)
+            let buffered = state.buffer.bufferedEvents
+            if let handed = state.handOver() { return (nil, buffered, handed) }
+            return (state.claim(), buffered, nil)
         }
         counters.lag(buffered)
+        if let handed { settle(handed) }
         if let first { deliver(from: first) }
     }
 
@@ -196,6 +237,15 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     private func leave() {
         counters.clientLeft()
         changed()
+    }
+
+    /// After a hand-over: counts what was handed, wakes the writer, and completes the stream if
+    /// the shutdown message was among them.
+    private func settle(_ handed: HandOver) {
+        if handed.events > 0 { counters.eventsDelivered(handed.events) }
+        for count in handed.dropsNoticed { counters.dropNoticed(count) }
+        handed.waiter?.resume()
+        if handed.completes { drain() }
     }
 
     private func drain() {

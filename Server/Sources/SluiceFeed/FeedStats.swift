@@ -97,6 +97,11 @@ package final class FeedCounters: Sendable {
         deliveredMetric.increment()
     }
 
+    func eventsDelivered(_ count: Int) {
+        delivered.add(count, ordering: .relaxed)
+        deliveredMetric.increment(by: count)
+    }
+
     func eventDropped() {
         dropped.add(1, ordering: .relaxed)
         droppedMetric.increment()

@@ -49,7 +49,10 @@ import Testing
         let clientTasks = clients.map { fleetClient in
             Task { await fleetClient.run(ports: { ports.withLockedValue { $0 } }, until: { stop.withLockedValue { $0 } }) }
         }
-        await waitUntil { clients.allSatisfy { $0.connections >= 1 } }
+        // Joined, not only connected: a client whose request is sent but not yet joined to its
+        // instance's feed would start live after the first events (seen: a client without event 1).
+        let joined = await waitUntil { clients.allSatisfy { $0.joined >= 1 } }
+        #expect(joined, "not every client's stream began within a minute")
 
         // Appenders: three, each its own transactions; some begin early and commit late, some roll back.
         let appenders = Appenders(log: log, topic: topic)
@@ -277,7 +280,7 @@ final class FleetClient: Sendable {
     let index: Int
     let topic: String
     private let state = NIOLockedValueBox((received: [Received](), connections: 0, visited: Set<Int>(), ports: Set<Int>(),
-                                           resets: 0))
+                                           resets: 0, joined: 0))
 
     init(index: Int, topic: String) {
         self.index = index
@@ -286,6 +289,8 @@ final class FleetClient: Sendable {
 
     var received: [Received] { state.withLockedValue { $0.received } }
     var connections: Int { state.withLockedValue { $0.connections } }
+    /// Connections whose stream began (its `retry:` came: the server had joined it to the feed).
+    var joined: Int { state.withLockedValue { $0.joined } }
     var visited: Set<Int> { state.withLockedValue { $0.visited } }
     var resets: Int { state.withLockedValue { $0.resets } }
     var ports: Set<Int> { state.withLockedValue { $0.ports } }
@@ -317,6 +322,7 @@ final class FleetClient: Sendable {
             while true {
                 let frames = client.frames
                 for frame in frames[seen...] {
+                    if frame.retry != nil { state.withLockedValue { $0.joined += 1 } }
                     if frame.event == "reset" { state.withLockedValue { $0.resets += 1 } }
                     guard frame.isEvent, let id = frame.eventID else { continue }
                     state.withLockedValue {
@@ -325,7 +331,7 @@ final class FleetClient: Sendable {
                     taken += 1
                 }
                 seen = frames.count
-                if taken >= stay || client.ended { break }
+                if taken >= stay || client.ended || ContinuousClock.now >= deadline { break }
                 if let last = last(), UInt64(received.count) >= last { break }
                 try? await Task.sleep(for: .milliseconds(5))
             }
