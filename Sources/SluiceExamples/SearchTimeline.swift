@@ -5,13 +5,16 @@ import SluiceTimeline
 
 extension Examples {
     /// The search box of the article "Seeing a pipeline", run on real dispatch queues and recorded
-    /// by a ``Timeline``: keystrokes debounced for 300 ms, repeated queries dropped, each query
-    /// looked up by a publisher of its own (`flatMap`: a `Just` delayed 100 ms on a lookup queue), the results
-    /// received on a serial queue. Two bursts of typing make two lookups.
+    /// by a ``Timeline``: keystrokes debounced for `quiet` milliseconds (300), repeated queries
+    /// dropped, each query looked up by a publisher of its own (`flatMap`: a `Just` delayed 100 ms
+    /// on a lookup queue), the results received on a serial queue. Two bursts of typing — "c",
+    /// "cu", "cur", then "s", "sh", keystrokes `typingPause` milliseconds apart (50) — make two
+    /// lookups: each burst's result is shown before the next burst begins (it waits for it, up to
+    /// a minute), so only a pause within a burst as long as `quiet` could split it.
     ///
     /// Every subscription of the process is recorded while it runs (the lookups are subscribed on
     /// the debounce queue, outside the calling task), so call it where no other pipeline runs.
-    public static func searchBoxTimeline() -> TimelineRecording {
+    public static func searchBoxTimeline(quiet: Int = 300, typingPause: Int = 50) -> TimelineRecording {
         let stooges = ["Moe", "Larry", "Curly", "Shemp", "Joe"]
         let debounce = DispatchQueue(label: "Examples.searchBoxTimeline.debounce")
         let lookups = DispatchQueue(label: "Examples.searchBoxTimeline.lookups")
@@ -21,7 +24,7 @@ extension Examples {
         timeline.start()
         let query = PassthroughSubject<String, Never>()
         let subscription = query
-            .debounce(for: .milliseconds(300), scheduler: debounce)
+            .debounce(for: .milliseconds(quiet), scheduler: debounce)
             .removeDuplicates()
             .flatMap { text in
                 Just(stooges.filter { $0.lowercased().hasPrefix(text.lowercased()) })
@@ -29,12 +32,13 @@ extension Examples {
             }
             .receive(on: results)
             .sink { _ in shown.signal() }
-        for (typed, pause) in [("c", 50), ("cu", 50), ("cur", 450), ("s", 50), ("sh", 450)] {
-            query.send(typed)
-            Thread.sleep(forTimeInterval: Double(pause) / 1000)
+        for burst in [["c", "cu", "cur"], ["s", "sh"]] {
+            for (index, typed) in burst.enumerated() {
+                if index > 0 { Thread.sleep(forTimeInterval: Double(typingPause) / 1000) }
+                query.send(typed)
+            }
+            _ = shown.wait(timeout: .now() + 60)
         }
-        _ = shown.wait(timeout: .now() + 2)
-        _ = shown.wait(timeout: .now() + 2)
         subscription.cancel()
         results.sync {}
         timeline.stop()

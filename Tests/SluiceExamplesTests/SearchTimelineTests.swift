@@ -7,7 +7,9 @@ import Testing
 @Suite struct SearchTimelineTests {
     @Test func theRecordingHasALaneForEachStageAndOneLookupPerBurst() async {
         await #expect(processExitsWith: .success) {
-            let recording = Examples.searchBoxTimeline()
+            // A quiet period of 2 s and no pause within a burst: a burst splits only if sending
+            // its next keystroke took 2 s (a Thread Sanitizer run on a busy machine splits 300 ms).
+            let recording = Examples.searchBoxTimeline(quiet: 2_000, typingPause: 0)
             let publishers = recording.lanes.map(\.publisher)
             // sink ← receive(on:) ← flatMap ← removeDuplicates ← debounce ← the subject …
             for stage in ["ReceiveOn", "FlatMap", "RemoveDuplicates", "Debounce", "PassthroughSubject"] {
