@@ -28,6 +28,9 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
     private var lanes: [TimelineLane] = []
     private var laneOfSubscriber: [CombineIdentifier: Int] = [:]
     private var laneOfSubscription: [CombineIdentifier: Int] = [:]
+    /// Lanes whose subscription completed or was cancelled: a subscriber that comes with one of
+    /// their identifiers is a new one at a reused address, with a lane of its own.
+    private var endedLanes: Set<Int> = []
     private var threadNumbers: [UInt64: Int] = [:]
 
     init(capacity: Int, scope: Timeline.Scope) {
@@ -47,6 +50,7 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
             lanes = []
             laneOfSubscriber = [:]
             laneOfSubscription = [:]
+            endedLanes = []
             threadNumbers = [:]
         }
     }
@@ -82,6 +86,7 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
         lock.withLock {
             guard let lane = laneOfSubscriber[subscriber] else { return }
             append(kind, lane: lane, thread: thread)
+            if case .completion = kind { endedLanes.insert(lane) }
         }
     }
 
@@ -90,6 +95,7 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
         lock.withLock {
             guard let lane = laneOfSubscription[subscription] else { return }
             append(kind, lane: lane, thread: thread)
+            if case .cancel = kind { endedLanes.insert(lane) }
         }
     }
 
@@ -125,8 +131,9 @@ final class TimelineTap: _Introspection, @unchecked Sendable {
         let thread = Self.currentThread()
         let identifier = subscriber.combineIdentifier
         lock.withLock {
-            // A subscriber passed on by an operator already has its lane.
-            guard laneOfSubscriber[identifier] == nil else { return }
+            // A subscriber passed on by an operator already has its lane (unless that lane ended:
+            // then this is another subscriber at the same address).
+            if let lane = laneOfSubscriber[identifier], !endedLanes.contains(lane) { return }
             let lane = lanes.count + 1
             lanes.append(TimelineLane(id: lane, subscriber: name, publisher: publisherName))
             laneOfSubscriber[identifier] = lane
