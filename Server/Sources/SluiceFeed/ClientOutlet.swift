@@ -35,13 +35,13 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         var waiter: UnsafeContinuation<Void, Never>?
         var stopWaiter: UnsafeContinuation<Void, Never>?
         var timers: [Scheduled<Void>] = []
-        var heartbeatTask: RepeatedTask?
         var ended = false
         /// How the writing task ended, once it has.
         var pumped: Result<Void, any Error>?
     }
 
     private let window: Int
+    private let heartbeat: TimeAmount?
     private let shutdownGrace: TimeAmount
     private let eventLoop: any EventLoop
     /// Where the stream's end is logged, if anywhere.
@@ -52,16 +52,15 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
                  counters: FeedCounters? = nil) {
         self.counters = counters
         self.window = window
+        self.heartbeat = heartbeat
         self.shutdownGrace = shutdownGrace
         self.eventLoop = eventLoop
         if let heartbeat {
-            // Holds the outlet until ``end()`` cancels it (the stream always ends with it). Not a
-            // weak reference: one would give the outlet a side table, and every retain of it, several
-            // per delivery, would take the runtime's slow path.
-            let task = eventLoop.scheduleRepeatedTask(initialDelay: heartbeat, delay: heartbeat) { _ in
-                self.tick()
-            }
-            state.withLockedValue { $0.heartbeatTask = task }
+            // The loop's ticker holds the outlet until ``end()`` takes it off (the stream always
+            // ends with it). Not a weak reference: one would give the outlet a side table, and every
+            // retain of it, several per delivery, would take the runtime's slow path.
+            state.withLockedValue { $0.wroteSinceTick = true }   // joining counts as a write
+            HeartbeatTicker.join(self, loop: eventLoop, interval: heartbeat)
         }
     }
 
@@ -250,20 +249,19 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// The stream has ended: timers stop, the feed subscription (if still there) is cancelled, and
     /// whoever waits is released.
     package func end() {
-        let (subscription, waiters, timers, heartbeat) = state.withLockedValue { state in
-            state.ended = true
+        let (subscription, waiters, timers, first) = state.withLockedValue { state in
             defer {
+                state.ended = true
                 state.subscription = nil
                 state.waiter = nil
                 state.stopWaiter = nil
                 state.timers = []
-                state.heartbeatTask = nil
             }
-            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 }, state.timers, state.heartbeatTask)
+            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 }, state.timers, !state.ended)
         }
         subscription?.cancel()
         for timer in timers { timer.cancel() }
-        heartbeat?.cancel()
+        if first, let heartbeat { HeartbeatTicker.leave(self, loop: eventLoop, interval: heartbeat) }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -273,7 +271,9 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         state.withLockedValue { $0.subscription }?.finish(reason: "the server is shutting down")
     }
 
-    private func tick() {
+    /// The loop's heartbeat ticker ticked: a heartbeat is due if nothing was written since its
+    /// previous tick.
+    func heartbeatTick() {
         let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
             if state.wroteSinceTick {
                 state.wroteSinceTick = false

@@ -169,6 +169,30 @@ import Testing
         }
     }
 
+    @Test func anAppendOrAHeadTheDatabaseNeverAnswersThrowsAndTheNextOneGoesThrough() async throws {
+        try await TestDatabase.withLog { made in
+            // The log's client reaches PostgreSQL through a proxy that can silence its connections.
+            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+            let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
+            let running = Task { await client.run() }
+            defer { running.cancel() }
+            let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1))
+            #expect(try await log.append("before", to: "t").position == 1)
+            // Each time, the pool's connection stays open and says nothing more: neither call waits
+            // for an answer that never comes (returning at all is the proof), and the pool makes a
+            // new connection (carried normally) for the next call.
+            proxy.freeze()
+            await #expect(throws: PostgresEventLogError.self) { try await log.append("unanswered", to: "t") }
+            #expect(try await log.append("after", to: "t").position == 2)
+            proxy.freeze()
+            await #expect(throws: PostgresEventLogError.self) { _ = try await log.head(of: "t") }
+            #expect(try await log.head(of: "t").position == 2)
+            let payloads = try await TestDatabase.run("SELECT payload FROM \(made.prefix)_events ORDER BY position")
+            #expect(payloads == ["before", "after"])
+            await proxy.close()
+        }
+    }
+
     @Test func anEventOfAMebibyteGoesThrough() async throws {
         try await TestDatabase.withLog { log in
             let big = String(repeating: "0123456789abcdef", count: 65_536)   // 1 MiB

@@ -39,6 +39,13 @@ public struct PostgresEventLog: Sendable {
     public let client: PostgresClient
     /// The tables' names begin with this (`sluice_log`).
     public let prefix: String
+    /// How long a query the log runs on a connection of its client's — an append without a
+    /// connection of the caller's, ``head(of:)`` — may go unanswered before it throws a
+    /// ``PostgresEventLogError`` (10 s). A connection that PostgreSQL's restart closes under a
+    /// query was seen to leave the query unanswered for good (PostgresNIO 1.33); the caller (an
+    /// HTTP request posting an event, a client joining a topic) gets an error instead of waiting
+    /// for ever. An append that timed out may still have been committed.
+    public let timeout: Duration
     let logger: Logger
     let topics: String
     let events: String
@@ -46,11 +53,13 @@ public struct PostgresEventLog: Sendable {
     /// A log in the tables named after `prefix`, reached through `client` (which the app runs, in
     /// its `ServiceGroup` or with `client.run()`). `prefix` is an SQL identifier: letters, digits
     /// and `_`, starting with a letter.
-    public init(client: PostgresClient, prefix: String = "sluice_log", logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
+    public init(client: PostgresClient, prefix: String = "sluice_log", timeout: Duration = .seconds(10),
+                logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
         precondition(prefix.first?.isLetter == true && prefix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") },
                      "the tables' prefix must be an SQL identifier: ASCII letters, digits and _, starting with a letter")
         self.client = client
         self.prefix = prefix
+        self.timeout = timeout
         self.logger = logger
         topics = "\(prefix)_topics"
         events = "\(prefix)_events"
@@ -102,6 +111,8 @@ public struct PostgresEventLog: Sendable {
     }
 
     /// Appends `payload` to `topic` in a transaction of its own (committed when this returns).
+    /// Throws when the database does not answer within ``timeout`` (the event may then have been
+    /// committed).
     @discardableResult
     public func append(_ payload: String, to topic: String) async throws -> EventID {
         try await append(contentsOf: [payload], to: topic)[0]
@@ -118,11 +129,15 @@ public struct PostgresEventLog: Sendable {
     }
 
     /// Appends `payloads` to `topic`, in order, in a transaction of their own; returns their ids.
+    /// Throws when the database does not answer within ``timeout`` (the events may then have been
+    /// committed).
     @discardableResult
     public func append(contentsOf payloads: [String], to topic: String) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
-        let rows = try await client.query(appendQuery(payloads, topic), logger: logger)
-        return try await Self.appended(rows, count: payloads.count)
+        let (log, query) = (self, appendQuery(payloads, topic))
+        return try await withTimeout(timeout) {
+            try await Self.appended(try await log.client.query(query, logger: log.logger), count: payloads.count)
+        }
     }
 
     private func appendQuery(_ payloads: [String], _ topic: String) -> PostgresQuery {
@@ -155,8 +170,14 @@ public struct PostgresEventLog: Sendable {
     // MARK: Reading
 
     /// The id of `topic`'s latest event (position 0 of its epoch before the first); makes the
-    /// topic, with a new epoch, if it does not exist.
+    /// topic, with a new epoch, if it does not exist. Throws when the database does not answer
+    /// within ``timeout``.
     public func head(of topic: String) async throws -> EventID {
+        let log = self
+        return try await withTimeout(timeout) { try await log.readHead(of: topic) }
+    }
+
+    private func readHead(of topic: String) async throws -> EventID {
         let rows = try await client.query(PostgresQuery(unsafeSQL: """
             WITH made AS (INSERT INTO \(topics) (topic) VALUES ($1) ON CONFLICT (topic) DO NOTHING RETURNING epoch, head)
             SELECT epoch, head FROM made UNION ALL SELECT epoch, head FROM \(topics) WHERE topic = $1
@@ -193,7 +214,7 @@ public struct PostgresEventLog: Sendable {
             if let position, let payload { found.append((UInt64(position), payload)) }
         }
         guard let epoch else {
-            let made = try await self.head(of: topic)
+            let made = try await readHead(of: topic)
             return [.reset(epoch: made.epoch, after: made.position, missed: nil)]
         }
         guard epoch == id.epoch else { return [.reset(epoch: epoch, after: head, missed: nil)] }
