@@ -37,6 +37,11 @@ final class FreezingProxy: Sendable {
         pairs.withLockedValue { $0.forEach { $0.frozen.withLockedValue { $0 = true } } }
     }
 
+    /// How many of the connections made to the proxy are still open on the client's side.
+    var openConnections: Int {
+        pairs.withLockedValue { $0.filter { $0.client?.isActive == true }.count }
+    }
+
     func close() async {
         try? await server.close()
         for glue in pairs.withLockedValue({ $0 }) {

@@ -169,7 +169,7 @@ import Testing
         }
     }
 
-    @Test func anAppendOrAHeadTheDatabaseNeverAnswersThrowsAndTheNextOneGoesThrough() async throws {
+    @Test func aQueryTheDatabaseNeverAnswersThrowsClosesItsConnectionAndTheNextOneGoesThrough() async throws {
         try await TestDatabase.withLog { made in
             // The log's client reaches PostgreSQL through a proxy that can silence its connections.
             let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
@@ -179,14 +179,20 @@ import Testing
             let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1))
             #expect(try await log.append("before", to: "t").position == 1)
             // Each time, the pool's connection stays open and says nothing more: neither call waits
-            // for an answer that never comes (returning at all is the proof), and the pool makes a
-            // new connection (carried normally) for the next call.
+            // for an answer that never comes (returning at all is the proof); the silent connection
+            // is closed rather than left leased for ever; the pool makes a new connection (carried
+            // normally) for the next call.
             proxy.freeze()
             await #expect(throws: PostgresEventLogError.self) { try await log.append("unanswered", to: "t") }
+            #expect(await waitUntil { proxy.openConnections == 0 })
             #expect(try await log.append("after", to: "t").position == 2)
             proxy.freeze()
             await #expect(throws: PostgresEventLogError.self) { _ = try await log.head(of: "t") }
+            #expect(await waitUntil { proxy.openConnections == 0 })
             #expect(try await log.head(of: "t").position == 2)
+            proxy.freeze()
+            await #expect(throws: PostgresEventLogError.self) { _ = try await log.entries(of: "t", after: .init(epoch: "x", position: 0), limit: 1) }
+            #expect(await waitUntil { proxy.openConnections == 0 })
             let payloads = try await TestDatabase.run("SELECT payload FROM \(made.prefix)_events ORDER BY position")
             #expect(payloads == ["before", "after"])
             await proxy.close()

@@ -1,5 +1,6 @@
 #if Server
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import SluiceFeed
 
@@ -134,9 +135,9 @@ public struct PostgresEventLog: Sendable {
     @discardableResult
     public func append(contentsOf payloads: [String], to topic: String) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
-        let (log, query) = (self, appendQuery(payloads, topic))
-        return try await withTimeout(timeout) {
-            try await Self.appended(try await log.client.query(query, logger: log.logger), count: payloads.count)
+        let (logger, query) = (logger, appendQuery(payloads, topic))
+        return try await onConnection(timeout: timeout) { connection in
+            try await Self.appended(try await connection.query(query, logger: logger), count: payloads.count)
         }
     }
 
@@ -174,11 +175,11 @@ public struct PostgresEventLog: Sendable {
     /// within ``timeout``.
     public func head(of topic: String) async throws -> EventID {
         let log = self
-        return try await withTimeout(timeout) { try await log.readHead(of: topic) }
+        return try await onConnection(timeout: timeout) { try await log.readHead(of: topic, on: $0) }
     }
 
-    private func readHead(of topic: String) async throws -> EventID {
-        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+    private func readHead(of topic: String, on connection: PostgresConnection) async throws -> EventID {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             WITH made AS (INSERT INTO \(topics) (topic) VALUES ($1) ON CONFLICT (topic) DO NOTHING RETURNING epoch, head)
             SELECT epoch, head FROM made UNION ALL SELECT epoch, head FROM \(topics) WHERE topic = $1
             """, binds: Self.bindings(topic)), logger: logger)
@@ -194,12 +195,22 @@ public struct PostgresEventLog: Sendable {
     ///   (or a truncation) removed some of them, then the events that are left;
     /// - only a reset, to the topic's head, when `id`'s epoch is not the topic's (the history it
     ///   belongs to is gone) or the topic does not exist (it is then made).
-    /// Empty: nothing after `id` yet.
+    /// Empty: nothing after `id` yet. Throws when the database does not answer within ``timeout``.
     public func entries(of topic: String, after id: EventID, limit: Int) async throws -> [LogEntry<String>] {
+        try await entries(of: topic, after: id, limit: limit, timeout: timeout)
+    }
+
+    /// ``entries(of:after:limit:)`` with a limit of its own on how long the database may take.
+    func entries(of topic: String, after id: EventID, limit: Int, timeout: Duration) async throws -> [LogEntry<String>] {
+        let log = self
+        return try await onConnection(timeout: timeout) { try await log.entries(of: topic, after: id, limit: limit, on: $0) }
+    }
+
+    private func entries(of topic: String, after id: EventID, limit: Int, on connection: PostgresConnection) async throws -> [LogEntry<String>] {
         var bindings = Self.bindings(topic)
         bindings.append(Int64(clamping: id.position))
         bindings.append(Int64(max(limit, 1)))
-        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT t.epoch, t.head, e.position, e.payload FROM \(topics) t
             LEFT JOIN LATERAL (SELECT position, payload FROM \(events)
                                WHERE topic = t.topic AND position > $2 ORDER BY position LIMIT $3) e ON true
@@ -214,7 +225,7 @@ public struct PostgresEventLog: Sendable {
             if let position, let payload { found.append((UInt64(position), payload)) }
         }
         guard let epoch else {
-            let made = try await readHead(of: topic)
+            let made = try await readHead(of: topic, on: connection)
             return [.reset(epoch: made.epoch, after: made.position, missed: nil)]
         }
         guard epoch == id.epoch else { return [.reset(epoch: epoch, after: head, missed: nil)] }
@@ -237,7 +248,24 @@ public struct PostgresEventLog: Sendable {
     public func history(of topic: String, timeout: Duration = .seconds(30)) -> FeedHistory<String> {
         let log = self
         return FeedHistory { after, limit in
-            try await withTimeout(timeout) { try await log.entries(of: topic, after: after, limit: limit) }
+            try await log.entries(of: topic, after: after, limit: limit, timeout: timeout)
+        }
+    }
+
+    /// `body`'s result on a connection of the client's, or a ``PostgresEventLogError`` when it has
+    /// none within `timeout`; the connection is then closed, which fails the query left waiting
+    /// (it would otherwise keep the connection leased for ever).
+    func onConnection<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let leased = NIOLockedValueBox<PostgresConnection?>(nil)
+        let client = client
+        return try await withTimeout(timeout, onTimeout: {
+            try? await leased.withLockedValue { leased in defer { leased = nil }; return leased }?.close()
+        }) {
+            try await client.withConnection { connection in
+                leased.withLockedValue { $0 = connection }
+                defer { leased.withLockedValue { $0 = nil } }   // before the pool has it back
+                return try await body(connection)
+            }
         }
     }
 

@@ -419,9 +419,7 @@ final class TopicReader: @unchecked Sendable {
             guard let after else { return }
             do {
                 let (log, topic, pageSize) = (log, topic, pageSize)
-                let entries = try await withTimeout(readTimeout) {
-                    try await log.entries(of: topic, after: after, limit: pageSize)
-                }
+                let entries = try await log.entries(of: topic, after: after, limit: pageSize, timeout: readTimeout)
                 failures = 0
                 var last = after
                 for entry in entries {
@@ -452,28 +450,32 @@ final class TopicReader: @unchecked Sendable {
 }
 
 /// `body`'s result, or a ``PostgresEventLogError`` once `timeout` has passed without one; `body` is
-/// then cancelled and left to end by itself (a query that never completes must not hold its
-/// caller, as a task group would).
-package func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+/// then cancelled, `onTimeout` runs, and `body` is left to end by itself (a query that never
+/// completes must not hold its caller, as a task group would).
+package func withTimeout<T: Sendable>(_ timeout: Duration, onTimeout: (@Sendable () async -> Void)? = nil,
+                                      _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let outcome = NIOLockedValueBox<(done: Bool, continuation: CheckedContinuation<T, any Error>?)>((false, nil))
-    let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-        let continuation = outcome.withLockedValue { state -> CheckedContinuation<T, any Error>? in
-            guard !state.done else { return nil }
+    let finish: @Sendable (Result<T, any Error>) -> Bool = { result in
+        let continuation = outcome.withLockedValue { state -> CheckedContinuation<T, any Error>?? in
+            guard !state.done else { return .none }
             state.done = true
             defer { state.continuation = nil }
-            return state.continuation
+            return .some(state.continuation)
         }
-        continuation?.resume(with: result)
+        guard case .some(let waiting) = continuation else { return false }
+        waiting?.resume(with: result)
+        return true
     }
     return try await withCheckedThrowingContinuation { continuation in
         outcome.withLockedValue { $0.continuation = continuation }
         let work = Task {
-            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+            do { _ = finish(.success(try await body())) } catch { _ = finish(.failure(error)) }
         }
         Task {
             try? await Task.sleep(for: timeout)
+            guard finish(.failure(PostgresEventLogError(message: "no answer within \(timeout)"))) else { return }
             work.cancel()
-            finish(.failure(PostgresEventLogError(message: "no answer within \(timeout)")))
+            await onTimeout?()
         }
     }
 }
