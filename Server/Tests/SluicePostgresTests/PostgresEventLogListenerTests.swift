@@ -91,6 +91,28 @@ import Testing
         }
     }
 
+    @Test func anEventWhoseWakeUpNeverCameIsReadAtTheNextProbe() async throws {
+        try await TestDatabase.withLog { log in
+            let listener = PostgresEventLogListener(log: log, options: .init(probeInterval: .milliseconds(200)))
+            let run = running(listener)
+            defer { run.cancel() }
+            let entries = Collected(listener.entries(of: "t", after: try await log.head(of: "t")))
+            await waitUntil { listener.state.isListening }
+            try await log.append("woken", to: "t")
+            #expect(await waitUntil { entries.values.count == 1 })
+            // Committed without its NOTIFY: what the reader sees of a wake-up lost on the way.
+            let silent = try await TestDatabase.run("""
+                WITH t AS (UPDATE \(log.prefix)_topics SET head = head + 1 WHERE topic = 't' RETURNING head)
+                INSERT INTO \(log.prefix)_events (topic, position, payload) SELECT 't', head, 'silent' FROM t
+                RETURNING position::text
+                """)
+            #expect(silent == ["2"])
+            #expect(await waitUntil { entries.values.count == 2 })
+            #expect(positions(entries.values) == [1, 2])
+            #expect(entries.values.last == .event(EventID(epoch: try await log.head(of: "t").epoch, position: 2), "silent"))
+        }
+    }
+
     @Test func aHalfOpenConnectionIsNoticedByTheProbeAndReplaced() async throws {
         try await TestDatabase.withLog { log in
             let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)

@@ -30,7 +30,8 @@ import SluiceFeed
 ///   transaction; appends to different topics do not wait for one another.
 /// - **Wake-ups**: an append also sends `NOTIFY` on the topic's channel (``channel(of:)``) with the
 ///   position; PostgreSQL delivers it at commit, and never for a rolled-back transaction. Readers
-///   read the table: a lost wake-up delays an event, it never loses one.
+///   read the table: a lost wake-up delays an event (until the listener's next probe), it never
+///   loses one.
 /// - **Epochs**: a topic's epoch is drawn when its row is made. Deleting the row (or truncating
 ///   both tables) loses the history; the topic's next row has a new epoch, so an id of the old one
 ///   is never taken for a position of the new. Deleting events only (``trim(_:)``, or truncating
@@ -250,6 +251,20 @@ public struct PostgresEventLog: Sendable {
         return FeedHistory { after, limit in
             try await log.entries(of: topic, after: after, limit: limit, timeout: timeout)
         }
+    }
+
+    /// The heads (epoch and latest position) of those of `topics` that exist, read on `connection`.
+    func heads(of topics: [String], on connection: PostgresConnection) async throws -> [String: EventID] {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(topics)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT topic, epoch, head FROM \(self.topics) WHERE topic = ANY($1::text[])
+            """, binds: bindings), logger: logger)
+        var heads: [String: EventID] = [:]
+        for try await (topic, epoch, head) in rows.decode((String, String, Int64).self) {
+            heads[topic] = EventID(epoch: epoch, position: UInt64(head))
+        }
+        return heads
     }
 
     /// `body`'s result on a connection of the client's, or a ``PostgresEventLogError`` when it has

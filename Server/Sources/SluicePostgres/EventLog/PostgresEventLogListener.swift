@@ -26,9 +26,12 @@ import SluiceFeed
 ///   committed while no connection listened is lost while the table still holds it; when
 ///   retention removed some of it first, the reader says so with a
 ///   ``/SluiceFeed/LogEntry/reset(epoch:after:missed:)``, and a new epoch likewise.
-/// - **Liveness**: every ``Options/probeInterval`` the connection runs `SELECT 1`; one that takes
-///   longer than ``Options/probeTimeout`` (a half-open connection: a NAT or a balancer dropped it
-///   without a word) is closed and replaced.
+/// - **Liveness and missed wake-ups**: every ``Options/probeInterval`` the connection reads the
+///   heads of the topics it listens for (one query for all of them); a topic whose head is past
+///   what its reader has read is read at once — so a wake-up that never came (a notification lost
+///   with a connection, a `LISTEN` that silently stopped) delays an event by one interval at most.
+///   A probe that takes longer than ``Options/probeTimeout`` (a half-open connection: a NAT or a
+///   balancer dropped it without a word) closes the connection, which is replaced.
 /// - **Reconnecting**: after any failure it connects again after a delay that doubles from
 ///   ``Options/initialDelay`` up to ``Options/maximumDelay``, each drawn at random between half and
 ///   all of it (jitter), and never gives up. ``state`` (and ``statePublisher``) says whether it is
@@ -36,7 +39,8 @@ import SluiceFeed
 public final class PostgresEventLogListener: Service, @unchecked Sendable {
     /// Liveness and reconnection settings.
     public struct Options: Sendable {
-        /// How often the connection is probed (5 s).
+        /// How often the connection is probed, reading the heads of the topics it listens for (5 s):
+        /// the longest an event waits when its wake-up is lost.
         public var probeInterval: Duration
         /// How long a probe may take before the connection is taken for dead (5 s).
         public var probeTimeout: Duration
@@ -231,7 +235,7 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
             group.addTask {
                 while true {
                     try await Task.sleep(for: options.probeInterval)
-                    try await Self.probe(connection, timeout: options.probeTimeout)
+                    try await self.probe(connection, timeout: options.probeTimeout)
                 }
             }
             try await group.next()
@@ -239,12 +243,18 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         }
     }
 
-    /// `SELECT 1` within `timeout`; otherwise closes the connection (which fails the query that
-    /// would never be answered) and throws.
-    static func probe(_ connection: PostgresConnection, timeout: Duration) async throws {
+    /// Reads the heads of the topics with readers within `timeout`, and wakes each reader that is
+    /// behind its topic's head; otherwise closes the connection (which fails the query that would
+    /// never be answered) and throws.
+    private func probe(_ connection: PostgresConnection, timeout: Duration) async throws {
+        let readers = lock.withLockedValue { Array($0.readers.values) }
+        let log = log
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await connection.query("SELECT 1", logger: Logger(label: "SluicePostgres.Probe"))
+                let heads = try await log.heads(of: readers.map(\.topic), on: connection)
+                for reader in readers {
+                    if let head = heads[reader.topic], reader.isBehind(head) { reader.wake() }
+                }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -400,6 +410,11 @@ final class TopicReader: @unchecked Sendable {
         guard start else { return }
         let task = Task { await self.read() }
         state.withLockedValue { $0.task = task }
+    }
+
+    /// Whether `head` is past what the reader has read (another epoch counts as past).
+    func isBehind(_ head: EventID) -> Bool {
+        state.withLockedValue { head.epoch != $0.after.epoch || head.position > $0.after.position }
     }
 
     func stop() {
