@@ -26,7 +26,10 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         /// The reconnection delay the `retry:` line asks browsers to use (3 s); `nil`: no `retry:`.
         public var retry: Duration?
         /// How long a stream may stay silent before a `: heartbeat` comment is written (15 s, to
-        /// keep proxies from timing the connection out); `nil`: no heartbeats.
+        /// keep proxies from timing the connection out); `nil`: no heartbeats. The streams of an
+        /// event loop share one timer that ticks at this interval, and a stream writes a heartbeat
+        /// at a tick when it wrote nothing since the previous one: after one to two intervals of
+        /// silence.
         public var heartbeat: Duration?
         /// The policy for this endpoint's slow clients; `nil`: the feed's.
         public var policy: SlowClientPolicy?

@@ -22,7 +22,7 @@ import Vapor
 ///   Vapor's write of the previous ones has been flushed to the socket, so a slow socket leaves
 ///   events in the client's buffer, where its policy applies.
 /// - **Ends**: Vapor gives a streaming response no signal of the peer closing: a client that left
-///   is seen at the next write, at most one ``/SluiceFeed/ServerSentEventStream/Options/heartbeat`` later.
+///   is seen at the next write, at most two ``/SluiceFeed/ServerSentEventStream/Options/heartbeat`` intervals later.
 ///   ``/SluiceFeed/EventFeed/finish(reason:)`` (``FeedShutdown`` calls it when the application shuts down)
 ///   ends every stream after `event: shutdown`; a client that does not take it within the grace
 ///   period is disconnected, so shutdown never waits on a stalled client.

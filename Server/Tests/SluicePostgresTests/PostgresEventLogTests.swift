@@ -176,22 +176,28 @@ import Testing
             let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
             let running = Task { await client.run() }
             defer { running.cancel() }
-            let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1))
+            // Calls that are answered get all the time they need (a new connection under Thread
+            // Sanitizer on a busy machine took more than a second); calls on a silenced connection
+            // are never answered, so any limit shows they return.
+            let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(120))
+            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1))
             #expect(try await log.append("before", to: "t").position == 1)
-            // Each time, the pool's connection stays open and says nothing more: neither call waits
-            // for an answer that never comes (returning at all is the proof); the silent connection
-            // is closed rather than left leased for ever; the pool makes a new connection (carried
+            // Each time, the pool's connection stays open and says nothing more: no call waits for
+            // an answer that never comes (returning at all is the proof); the silent connection is
+            // closed rather than left leased for ever; the pool makes a new connection (carried
             // normally) for the next call.
             proxy.freeze()
-            await #expect(throws: PostgresEventLogError.self) { try await log.append("unanswered", to: "t") }
+            await #expect(throws: PostgresEventLogError.self) { try await impatient.append("unanswered", to: "t") }
             #expect(await waitUntil { proxy.openConnections == 0 })
             #expect(try await log.append("after", to: "t").position == 2)
             proxy.freeze()
-            await #expect(throws: PostgresEventLogError.self) { _ = try await log.head(of: "t") }
+            await #expect(throws: PostgresEventLogError.self) { _ = try await impatient.head(of: "t") }
             #expect(await waitUntil { proxy.openConnections == 0 })
             #expect(try await log.head(of: "t").position == 2)
             proxy.freeze()
-            await #expect(throws: PostgresEventLogError.self) { _ = try await log.entries(of: "t", after: .init(epoch: "x", position: 0), limit: 1) }
+            await #expect(throws: PostgresEventLogError.self) {
+                _ = try await impatient.entries(of: "t", after: .init(epoch: "x", position: 0), limit: 1)
+            }
             #expect(await waitUntil { proxy.openConnections == 0 })
             let payloads = try await TestDatabase.run("SELECT payload FROM \(made.prefix)_events ORDER BY position")
             #expect(payloads == ["before", "after"])

@@ -42,8 +42,8 @@ public struct PostgresEventLog: Sendable {
     /// The tables' names begin with this (`sluice_log`).
     public let prefix: String
     /// How long a query the log runs on a connection of its client's — an append without a
-    /// connection of the caller's, ``head(of:)`` — may go unanswered before it throws a
-    /// ``PostgresEventLogError`` (10 s). A connection that PostgreSQL's restart closes under a
+    /// connection of the caller's, ``head(of:)``, ``entries(of:after:limit:)`` — may go unanswered
+    /// before it throws a ``PostgresEventLogError`` (10 s); the connection is then closed. A connection that PostgreSQL's restart closes under a
     /// query was seen to leave the query unanswered for good (PostgresNIO 1.33); the caller (an
     /// HTTP request posting an event, a client joining a topic) gets an error instead of waiting
     /// for ever. An append that timed out may still have been committed.
@@ -274,7 +274,11 @@ public struct PostgresEventLog: Sendable {
         let leased = NIOLockedValueBox<PostgresConnection?>(nil)
         let client = client
         return try await withTimeout(timeout, onTimeout: {
-            try? await leased.withLockedValue { leased in defer { leased = nil }; return leased }?.close()
+            let unanswered = leased.withLockedValue { leased in
+                defer { leased = nil }
+                return leased
+            }
+            try? await unanswered?.close()
         }) {
             try await client.withConnection { connection in
                 leased.withLockedValue { $0 = connection }
