@@ -19,15 +19,10 @@ final class HeartbeatTicker: @unchecked Sendable {
     /// or ends and once per tick, never per event.
     private static let running = NIOLockedValueBox([Key: HeartbeatTicker]())
 
-    private let key: Key
     /// Guarded by ``running``'s lock.
     private var members: [ObjectIdentifier: ClientOutlet] = [:]
     /// Guarded by ``running``'s lock.
     private var task: RepeatedTask?
-
-    private init(key: Key) {
-        self.key = key
-    }
 
     /// Makes `outlet`'s heartbeat due every `interval` of silence, on `loop`'s ticker.
     static func join(_ outlet: ClientOutlet, loop: any EventLoop, interval: TimeAmount) {
@@ -37,7 +32,7 @@ final class HeartbeatTicker: @unchecked Sendable {
             if let existing = running[key] {
                 ticker = existing
             } else {
-                ticker = HeartbeatTicker(key: key)
+                ticker = HeartbeatTicker()
                 running[key] = ticker
                 ticker.task = loop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in ticker.tick() }
             }
