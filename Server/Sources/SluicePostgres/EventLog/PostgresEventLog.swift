@@ -270,6 +270,10 @@ public struct PostgresEventLog: Sendable {
     /// `body`'s result on a connection of the client's, or a ``PostgresEventLogError`` when it has
     /// none within `timeout`; the connection is then closed, which fails the query left waiting
     /// (it would otherwise keep the connection leased for ever).
+    ///
+    /// A connection closed that way can be leased again before the pool hears that it closed; a
+    /// call given one fails before it sends anything, so `body` is run again on another connection
+    /// (twice at most). Never after this call's own limit closed its connection: it has answered.
     func onConnection<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let leased = NIOLockedValueBox<PostgresConnection?>(nil)
         let client = client
@@ -280,10 +284,24 @@ public struct PostgresEventLog: Sendable {
             }
             try? await unanswered?.close()
         }) {
-            try await client.withConnection { connection in
-                leased.withLockedValue { $0 = connection }
-                defer { leased.withLockedValue { $0 = nil } }   // before the pool has it back
-                return try await body(connection)
+            var attempt = 1
+            while true {
+                do {
+                    return try await client.withConnection { connection in
+                        guard !connection.isClosed else { throw ClosedBeforeUse(connection: connection) }
+                        leased.withLockedValue { $0 = connection }
+                        defer { leased.withLockedValue { $0 = nil } }   // before the pool has it back
+                        do {
+                            return try await body(connection)
+                        } catch let error as PSQLError where error.code == .clientClosedConnection && !Task.isCancelled {
+                            throw ClosedBeforeUse(connection: connection)   // closed before this call began
+                        }
+                    }
+                } catch let closed as ClosedBeforeUse where attempt < 3 && !Task.isCancelled {
+                    // Once its closing is over, the pool has heard of it and leases another.
+                    try? await closed.connection.closeFuture.get()
+                    attempt += 1
+                }
             }
         }
     }
@@ -397,5 +415,12 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The message.
     public var description: String { message }
+}
+
+/// A leased connection that was already closed, or closing, by an earlier call's limit (see
+/// `onConnection`): a query given to it fails before it is sent.
+private struct ClosedBeforeUse: Error, CustomStringConvertible {
+    let connection: PostgresConnection
+    var description: String { "the pool leased a connection closed before use, three times in a row" }
 }
 #endif
