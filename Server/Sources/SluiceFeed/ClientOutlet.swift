@@ -11,10 +11,12 @@ import Sluice
 /// its side, the client was disconnected by policy, a shutdown that a stalled client outlasted).
 ///
 /// Messages are handed over in an array that the writer gives back when its write is done
-/// (``wrote(_:)``), so that a stream's steady state allocates nothing per batch.
+/// (``wrote(_:)``), so that a stream's steady state allocates nothing per batch. A writer that
+/// waits is given its next batch with its wake-up: a batch costs the writer the outlet's lock
+/// once to wait (or to find the batch ready) and once to give the array back and ask for more.
 package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// What the writing task is to do next.
-    package enum Step {
+    package enum Step: Sendable {
         case write([ClientMessage])
         case heartbeat
         case finish
@@ -32,12 +34,50 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         var stop: StopReason?
         var wroteSinceTick = false
         var heartbeatDue = false
-        var waiter: UnsafeContinuation<Void, Never>?
+        /// The writing task, waiting: resumed with its next batch by a hand-over, or with `nil`
+        /// (look again) by anything else.
+        var waiter: UnsafeContinuation<Step?, Never>?
         var stopWaiter: UnsafeContinuation<Void, Never>?
         var timers: [Scheduled<Void>] = []
         var ended = false
         /// How the writing task ended, once it has.
         var pumped: Result<Void, any Error>?
+
+        /// The writing task's next step, if it has one now.
+        mutating func step() -> Step? {
+            if let stop { return .stop(reason: stop) }
+            if ended { return .stop(reason: .cancelled) }
+            if !pending.isEmpty { return .write(batch()) }
+            if finished { return .finish }
+            if heartbeatDue {
+                heartbeatDue = false
+                return .heartbeat
+            }
+            return nil
+        }
+
+        /// What is pending, as the writer's next batch; the spare (always empty) becomes `pending`.
+        mutating func batch() -> [ClientMessage] {
+            wroteSinceTick = true
+            var batch: [ClientMessage] = []
+            swap(&batch, &spare)
+            swap(&batch, &pending)
+            return batch                   // its only reference: given back unshared
+        }
+
+        /// The waiting writer, if any, to resume with `nil` once the lock is released.
+        mutating func takeWaiter() -> UnsafeContinuation<Step?, Never>? {
+            defer { waiter = nil }
+            return waiter
+        }
+    }
+
+    /// A waiting writer and the step it is woken with, to resume once the caller holds no lock.
+    struct Wake {
+        let writer: UnsafeContinuation<Step?, Never>
+        let step: Step
+
+        func resume() { writer.resume(returning: step) }
     }
 
     private let window: Int
@@ -76,31 +116,36 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     package func receive(_ message: ClientMessage) -> Subscribers.Demand {
-        append(message)?.resume()
+        var message = Optional(message)
+        append {
+            defer { message = nil }
+            return message
+        }?.resume()
         return .none
     }
 
-    /// Queues `message` for the writing task; returns the task's continuation if it was waiting,
-    /// to resume once the caller holds no lock. Takes only the outlet's lock and calls nothing:
-    /// the client's subscription calls it under its own lock (``ClientSubscription``'s hand-over).
-    func append(_ message: ClientMessage) -> UnsafeContinuation<Void, Never>? {
+    /// Queues the messages `next` gives until it gives `nil`, under the outlet's lock once; if the
+    /// writing task was waiting, returns it with them as its batch, to resume once the caller
+    /// holds no lock. Calls nothing but `next`: the client's subscription calls it under its own
+    /// lock (``ClientSubscription``'s hand-over).
+    func append(_ next: () -> ClientMessage?) -> Wake? {
         state.withLockedValue { state in
-            state.pending.append(message)
-            defer { state.waiter = nil }
-            return state.waiter
+            let before = state.pending.count
+            while let message = next() { state.pending.append(message) }
+            guard state.pending.count > before, let writer = state.takeWaiter() else { return nil }
+            return Wake(writer: writer, step: .write(state.batch()))
         }
     }
 
     package func receive(completion: Subscribers.Completion<FeedClientFailure>) {
         switch completion {
         case .finished:
-            let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
+            let waiter = state.withLockedValue { state -> UnsafeContinuation<Step?, Never>? in
                 state.finished = true
                 state.subscription = nil
-                defer { state.waiter = nil }
-                return state.waiter
+                return state.takeWaiter()
             }
-            waiter?.resume()
+            waiter?.resume(returning: nil)
         case .failure(.fellBehind):
             stop(.fellBehind)
         case .failure(.historyUnavailable):
@@ -167,37 +212,20 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         waiter?.resume()
     }
 
-    /// Waits for the next thing to write (or a reason to end).
+    /// Waits for the next thing to write (or a reason to end). One lock when a step is ready
+    /// (the continuation is resumed before the task suspends, which then goes on at once) or to
+    /// wait; a batch handed over while waiting comes with the wake-up.
     package func next() async -> Step {
         while true {
-            let step = state.withLockedValue { state -> Step? in
-                if let stop = state.stop { return .stop(reason: stop) }
-                if state.ended { return .stop(reason: .cancelled) }
-                if !state.pending.isEmpty {
-                    state.wroteSinceTick = true
-                    var batch: [ClientMessage] = []
-                    swap(&batch, &state.spare)     // the spare (always empty) becomes `pending`
-                    swap(&batch, &state.pending)
-                    return .write(batch)           // its only reference: given back unshared
+            let step = await withUnsafeContinuation { (continuation: UnsafeContinuation<Step?, Never>) in
+                let ready = state.withLockedValue { state -> Step? in
+                    if let step = state.step() { return step }
+                    state.waiter = continuation
+                    return nil
                 }
-                if state.finished { return .finish }
-                if state.heartbeatDue {
-                    state.heartbeatDue = false
-                    return .heartbeat
-                }
-                return nil
+                if let ready { continuation.resume(returning: ready) }
             }
             if let step { return step }
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                let ready = state.withLockedValue { state -> Bool in
-                    if state.stop != nil || state.ended || !state.pending.isEmpty || state.finished || state.heartbeatDue {
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
         }
     }
 
@@ -232,37 +260,37 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
     package func stop(_ reason: StopReason) {
-        let (subscription, waiters) = state.withLockedValue { state -> (ClientSubscription?, [UnsafeContinuation<Void, Never>]) in
-            guard state.stop == nil, !state.ended else { return (nil, []) }
+        let (subscription, waiter, stopWaiter) = state.withLockedValue { state in
+            guard state.stop == nil, !state.ended else { return (ClientSubscription?.none, UnsafeContinuation<Step?, Never>?.none, UnsafeContinuation<Void, Never>?.none) }
             state.stop = reason
             defer {
                 state.subscription = nil
-                state.waiter = nil
                 state.stopWaiter = nil
             }
-            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 })
+            return (state.subscription, state.takeWaiter(), state.stopWaiter)
         }
         subscription?.cancel()
-        for waiter in waiters { waiter.resume() }
+        waiter?.resume(returning: nil)
+        stopWaiter?.resume()
     }
 
     /// The stream has ended: timers stop, the feed subscription (if still there) is cancelled, and
     /// whoever waits is released.
     package func end() {
-        let (subscription, waiters, timers, first) = state.withLockedValue { state in
+        let (subscription, waiter, stopWaiter, timers, first) = state.withLockedValue { state in
             defer {
                 state.ended = true
                 state.subscription = nil
-                state.waiter = nil
                 state.stopWaiter = nil
                 state.timers = []
             }
-            return (state.subscription, [state.waiter, state.stopWaiter].compactMap { $0 }, state.timers, !state.ended)
+            return (state.subscription, state.takeWaiter(), state.stopWaiter, state.timers, !state.ended)
         }
         subscription?.cancel()
         for timer in timers { timer.cancel() }
         if first, let heartbeat { HeartbeatTicker.leave(self, loop: eventLoop, interval: heartbeat) }
-        for waiter in waiters { waiter.resume() }
+        waiter?.resume(returning: nil)
+        stopWaiter?.resume()
     }
 
     /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
@@ -274,16 +302,15 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// The loop's heartbeat ticker ticked: a heartbeat is due if nothing was written since its
     /// previous tick.
     func heartbeatTick() {
-        let waiter = state.withLockedValue { state -> UnsafeContinuation<Void, Never>? in
+        let waiter = state.withLockedValue { state -> UnsafeContinuation<Step?, Never>? in
             if state.wroteSinceTick {
                 state.wroteSinceTick = false
                 return nil
             }
             state.heartbeatDue = true
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.takeWaiter()
         }
-        waiter?.resume()
+        waiter?.resume(returning: nil)
     }
 }
 #endif

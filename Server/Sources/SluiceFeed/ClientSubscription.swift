@@ -45,13 +45,14 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         mutating func handOver() -> HandOver? {
             guard let outlet, attached, !delivering, failure == nil, downstream != nil else { return nil }
             var handed = HandOver()
-            while let message = buffer.next() {
+            handed.wake = outlet.append {
+                guard let message = buffer.next() else { return nil }
                 switch message {
                 case .event: handed.events += 1
                 case .dropped(let count): handed.dropsNoticed.append(count)
                 case .reset, .shutdown: break
                 }
-                if let waiter = outlet.append(message) { handed.waiter = waiter }
+                return message
             }
             handed.completes = buffer.shutdownDelivered
             return handed
@@ -93,7 +94,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     private struct HandOver {
         var events = 0
         var dropsNoticed: [Int] = []   // each `dropped` message's count (rare: empty, no allocation)
-        var waiter: UnsafeContinuation<Void, Never>?
+        var wake: ClientOutlet.Wake?
         var completes = false
     }
 
@@ -244,7 +245,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     private func settle(_ handed: HandOver) {
         if handed.events > 0 { counters.eventsDelivered(handed.events) }
         for count in handed.dropsNoticed { counters.dropNoticed(count) }
-        handed.waiter?.resume()
+        handed.wake?.resume()
         if handed.completes { drain() }
     }
 
