@@ -55,8 +55,17 @@ import Testing
             Toy(count: 200, flaw: .overwritesConcurrentCancel)
         }
         #expect(missed.passed, "\(missed)")
-        let report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
+        // As in PublisherContractRaceTests: one verification flags it on a 2-core machine with a
+        // build beside it; in a parallel run of the whole suite (seen missed once in a run under
+        // Thread Sanitizer, which slows every access) the kit's two threads seldom run at once:
+        // a second and third verification cover that.
+        var report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
             Toy(count: 200, flaw: .overwritesConcurrentCancel)
+        }
+        for _ in 1...2 where report.passed {
+            report = await PublisherContract.check(scenarios: [.cancelFromAnotherThread]) {
+                Toy(count: 200, flaw: .overwritesConcurrentCancel)
+            }
         }
         #expect(report.brokenRules == [.termination], "\(report)")
         let violation = report.violations.first
