@@ -1,0 +1,15 @@
+/// Why an ``EventSource`` ended with a failure. An event source reconnects after network errors,
+/// after the end of a stream, and after the statuses 408, 429 and 5xx; it fails only for these.
+public enum EventSourceError: Error, Sendable, Hashable {
+    /// The server answered with a status that retrying will not change: a 4xx other than 408 and
+    /// 429 (401 and 403: the credentials), or another status than 200 and 204.
+    case status(Int)
+    /// The server answered 200 with another content type than `text/event-stream` (the header's
+    /// value, or `nil` if there was none).
+    case contentType(String?)
+    /// The request cannot be made (no URL, or a scheme other than HTTP and HTTPS).
+    case invalidRequest
+    /// ``EventSource/Configuration/maximumAttempts`` consecutive attempts failed; the last
+    /// failure's description.
+    case gaveUp(attempts: Int, lastFailure: String)
+}
