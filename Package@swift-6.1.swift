@@ -195,7 +195,11 @@ let package = Package(
         // A client of Server-Sent Events streams: Foundation and the Combine API only (Apple's
         // Combine on Apple's systems, Sluice elsewhere).
         .target(name: "SluiceEventSource", dependencies: [.target(name: "Sluice", condition: .when(platforms: nonApple))]),
-        .testTarget(name: "SluiceEventSourceTests", dependencies: ["SluiceEventSource", .target(name: "Sluice", condition: .when(platforms: nonApple))]),
+        .testTarget(name: "SluiceEventSourceTests", dependencies: [
+            "SluiceEventSource",
+            .target(name: "Sluice", condition: .when(platforms: nonApple)),
+            .target(name: "SluiceTesting", condition: .when(platforms: nonApple)),
+        ]),
         .executableTarget(name: "sluice-tail", dependencies: ["SluiceEventSource"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice", "SluiceTimeline"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),

@@ -167,6 +167,7 @@ struct EventSourceMachine {
             let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard mediaType == "text/event-stream" else {
                 end(with: .failure(.contentType(contentType)), &actions)
+                settle(&actions)
                 return (false, actions)
             }
             phase = .streaming(id)
@@ -180,6 +181,7 @@ struct EventSourceMachine {
         default:
             end(with: .failure(.status(status)), &actions)
         }
+        settle(&actions)
         return (false, actions)
     }
 
