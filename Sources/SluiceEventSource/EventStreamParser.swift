@@ -39,6 +39,8 @@ public struct EventStreamParser: Sendable {
     private var eventType: [UInt8] = []
     private var idBuffer: String
     private var blockRetry: Int?
+    private var lastEventTypeBytes: [UInt8] = []
+    private var lastEventType = ""
 
     /// The last event ID: the last event ID buffer as of the most recent blank line. This is what a
     /// client sends as `Last-Event-ID` when it reconnects.
@@ -87,69 +89,70 @@ public struct EventStreamParser: Sendable {
             }
             checkedByteOrderMark = true
         }
-        while start < pending.count {
+        // Lines are read from a second reference to the bytes (no copy: nothing appends to them
+        // meanwhile) while the parser's state changes.
+        let bytes = pending
+        return bytes.withUnsafeBufferPointer { nextEvent(in: $0) }
+    }
+
+    private mutating func nextEvent(in buffer: UnsafeBufferPointer<UInt8>) -> EventSource.Message? {
+        let count = buffer.count
+        while start < count {
             if skipLineFeed {
                 skipLineFeed = false
-                if pending[start] == 0x0A {
+                if buffer[start] == 0x0A {
                     start += 1
                     continue
                 }
             }
-            // Find the end of the line.
-            let found: (end: Int, isCarriageReturn: Bool)? = pending.withUnsafeBufferPointer { buffer in
-                var index = start
-                let count = buffer.count
-                while index < count {
-                    let byte = buffer[index]
-                    if byte == 0x0A { return (index, false) }
-                    if byte == 0x0D { return (index, true) }
-                    index += 1
-                }
-                return nil
+            var end = start
+            while end < count {
+                let byte = buffer[end]
+                if byte == 0x0A || byte == 0x0D { break }
+                end += 1
             }
-            guard let (end, isCarriageReturn) = found else { return nil }
-            let lineStart = start
+            guard end < count else { return nil }   // an unfinished line: wait for more bytes
+            let line = UnsafeBufferPointer(rebasing: buffer[start..<end])
             start = end + 1
-            if isCarriageReturn {
-                if start < pending.count {
-                    if pending[start] == 0x0A { start += 1 }
+            if buffer[end] == 0x0D {
+                if start < count {
+                    if buffer[start] == 0x0A { start += 1 }
                 } else {
                     skipLineFeed = true
                 }
             }
-            if let message = processLine(from: lineStart, to: end) {
+            if let message = processLine(line) {
                 return message
             }
         }
         return nil
     }
 
-    /// Processes the line `pending[from..<to]`; returns the event a blank line dispatches.
-    private mutating func processLine(from lineStart: Int, to end: Int) -> EventSource.Message? {
-        if lineStart == end { return dispatch() }
-        let first = pending[lineStart]
-        if first == 0x3A { return nil }   // ":" — a comment
-        var colon = lineStart
-        while colon < end && pending[colon] != 0x3A { colon += 1 }
+    /// Processes one line (without its end); returns the event a blank line dispatches.
+    private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>) -> EventSource.Message? {
+        let count = line.count
+        if count == 0 { return dispatch() }
+        if line[0] == 0x3A { return nil }   // ":" — a comment
+        var colon = 0
+        while colon < count && line[colon] != 0x3A { colon += 1 }
         var valueStart = colon
-        if colon < end {
+        if colon < count {
             valueStart = colon + 1
-            if valueStart < end && pending[valueStart] == 0x20 { valueStart += 1 }
+            if valueStart < count && line[valueStart] == 0x20 { valueStart += 1 }
         }
-        let name = pending[lineStart..<colon]
-        let value = pending[valueStart..<end]
-        switch name.count {
-        case 4 where name.elementsEqual("data".utf8):
+        let value = UnsafeBufferPointer(rebasing: line[valueStart..<count])
+        switch colon {
+        case 4 where line[0] == 0x64 && line[1] == 0x61 && line[2] == 0x74 && line[3] == 0x61:   // data
             data.append(contentsOf: value)
             data.append(0x0A)
-        case 5 where name.elementsEqual("event".utf8):
+        case 5 where line[0] == 0x65 && line[1] == 0x76 && line[2] == 0x65 && line[3] == 0x6E && line[4] == 0x74:   // event
             eventType.removeAll(keepingCapacity: true)
             eventType.append(contentsOf: value)
-        case 2 where name.elementsEqual("id".utf8):
+        case 2 where line[0] == 0x69 && line[1] == 0x64:   // id
             if !value.contains(0) {
                 idBuffer = String(decoding: value, as: UTF8.self)
             }
-        case 5 where name.elementsEqual("retry".utf8):
+        case 5 where line[0] == 0x72 && line[1] == 0x65 && line[2] == 0x74 && line[3] == 0x72 && line[4] == 0x79:   // retry
             if !value.isEmpty, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 var milliseconds = 0
                 var overflow = false
@@ -180,7 +183,16 @@ public struct EventStreamParser: Sendable {
         }
         if data.isEmpty { return nil }
         data.removeLast()   // the final LF
-        let type = eventType.isEmpty ? "message" : String(decoding: eventType, as: UTF8.self)
+        let type: String
+        if eventType.isEmpty {
+            type = "message"
+        } else if eventType == lastEventTypeBytes {
+            type = lastEventType   // a stream's events mostly share a few types: decode each once in a row
+        } else {
+            type = String(decoding: eventType, as: UTF8.self)
+            lastEventTypeBytes = eventType
+            lastEventType = type
+        }
         return EventSource.Message(id: lastEventID, event: type, data: String(decoding: data, as: UTF8.self),
                                    retry: blockRetry)
     }
