@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 // Apple's Combine on Apple's systems; Sluice elsewhere (not `canImport(Combine)` alone: off
 // Apple's systems the package's own `Combine` module may be built beside this one).
 #if canImport(Darwin) && canImport(Combine)
@@ -45,8 +44,8 @@ final class IteratorBox: Sendable {
         case ended(EventSourceError?)
     }
 
-    private let state = Mutex(State.ready)
-    private let driver = Mutex<EventSourceDriver?>(nil)
+    private let state = Locked(State.ready)
+    private let driver = Locked<EventSourceDriver?>(nil)
 
     init(source: EventSource) {
         guard let scheme = source.request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

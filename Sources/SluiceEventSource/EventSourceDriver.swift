@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 // Apple's Combine on Apple's systems; Sluice elsewhere (not `canImport(Combine)` alone: off
 // Apple's systems the package's own `Combine` module may be built beside this one).
 #if canImport(Darwin) && canImport(Combine)
@@ -14,7 +13,7 @@ import Sluice
 /// One subscription to an ``EventSource``: the ``EventSourceMachine`` behind a lock, and what its
 /// actions do — connections, timers, delivery — performed after unlocking.
 final class EventSourceDriver: Subscription, CustomStringConvertible, @unchecked Sendable {
-    private let state: Mutex<EventSourceMachine>
+    private let state: Locked<EventSourceMachine>
     private let request: URLRequest
     private let sessionConfiguration: URLSessionConfiguration
     private let session: URLSession?
@@ -29,7 +28,7 @@ final class EventSourceDriver: Subscription, CustomStringConvertible, @unchecked
         #endif
         // A caller's `Last-Event-ID` is where the stream starts; the client's own replaces it later.
         let lastEventID = request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
-        state = Mutex(EventSourceMachine(configuration: configuration, consumer: consumer, pauseMethod: pause,
+        state = Locked(EventSourceMachine(configuration: configuration, consumer: consumer, pauseMethod: pause,
                                          lastEventID: lastEventID))
         var request = request
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")

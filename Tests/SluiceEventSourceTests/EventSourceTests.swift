@@ -270,7 +270,7 @@ struct EventSourceTests {
             connection.waitForClientClose(limit: 30)
         }
         let held = Atomic<Int>(0)
-        let driverBox = Mutex<EventSourceDriver?>(nil)
+        let driverBox = Locked<EventSourceDriver?>(nil)
         let subscriber = RecordingSubscriber(initialDemand: .max(1)) { received in
             // Never more than what was asked (1 at a time) plus the buffer (4).
             let buffered = driverBox.withLock { $0 }?.bufferedCount ?? 0

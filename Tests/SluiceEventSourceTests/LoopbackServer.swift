@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+@testable import SluiceEventSource
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -199,7 +200,7 @@ final class Recorder<Value: Sendable>: Sendable {
         let continuation: CheckedContinuation<Bool, Never>
     }
 
-    private let state = Mutex<(values: [Value], waiters: [UInt64: Waiter], next: UInt64)>(([], [:], 0))
+    private let state = Locked<(values: [Value], waiters: [UInt64: Waiter], next: UInt64)>(([], [:], 0))
 
     /// The values so far.
     var values: [Value] { state.withLock { $0.values } }
