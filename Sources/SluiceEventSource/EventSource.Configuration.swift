@@ -22,6 +22,10 @@ extension EventSource {
         /// Whether `reset`, `dropped` and `shutdown` events are published as the typed values of a
         /// Sluice feed (`true`) or as ordinary events.
         public var recognizesSluiceControlEvents: Bool
+        /// The most bytes one event may take — its lines, data and unfinished line together —
+        /// before the stream fails with ``EventSourceError/eventTooLarge(limit:)`` (4 MiB): a
+        /// stream that never ends its event cannot make the client hold it all.
+        public var maximumEventSize: Int
         /// The longest silence on an open stream before the client treats the connection as lost
         /// and reconnects (60 seconds; a Sluice feed sends a heartbeat every 15 seconds). Applied
         /// as the request's `timeoutInterval`.
@@ -36,10 +40,12 @@ extension EventSource {
         ///   - maximumAttempts: Consecutive failed attempts before giving up (`nil`: never).
         ///   - bufferSize: Events held beyond the subscriber's demand (64).
         ///   - recognizesSluiceControlEvents: Typed `reset`, `dropped` and `shutdown` (`true`).
+        ///   - maximumEventSize: The most bytes one event may take (4 MiB).
         ///   - idleTimeout: The silence after which a connection is taken as lost (60 s).
         public init(reconnectionTime: Duration = .seconds(3), maximumBackoff: Duration = .seconds(30),
                     jitter: Double = 0.5, maximumAttempts: Int? = nil, bufferSize: Int = 64,
-                    recognizesSluiceControlEvents: Bool = true, idleTimeout: Duration = .seconds(60)) {
+                    recognizesSluiceControlEvents: Bool = true, maximumEventSize: Int = 4 << 20,
+                    idleTimeout: Duration = .seconds(60)) {
             precondition(bufferSize >= 1, "EventSource.Configuration: bufferSize must be at least 1")
             precondition((0...1).contains(jitter), "EventSource.Configuration: jitter must be within 0...1")
             self.reconnectionTime = reconnectionTime
@@ -48,14 +54,19 @@ extension EventSource {
             self.maximumAttempts = maximumAttempts
             self.bufferSize = bufferSize
             self.recognizesSluiceControlEvents = recognizesSluiceControlEvents
+            self.maximumEventSize = maximumEventSize
             self.idleTimeout = idleTimeout
         }
 
         /// The wait before attempt `failures + 1`, where `failures` consecutive attempts failed
         /// (0: the previous stream was open), given the current reconnection time and a random
-        /// number in `0..<1`.
-        func delay(afterFailures failures: Int, reconnectionTime: Duration, random: Double) -> Duration {
+        /// number in `0..<1`; never less than the wait a `Retry-After` header asked for.
+        func delay(afterFailures failures: Int, reconnectionTime: Duration, random: Double,
+                   retryAfter: Duration? = nil) -> Duration {
             guard failures > 0 else { return reconnectionTime }
+            if let retryAfter {
+                return Swift.max(retryAfter, delay(afterFailures: failures, reconnectionTime: reconnectionTime, random: random))
+            }
             var base = reconnectionTime
             for _ in 0..<Swift.min(failures, 62) {
                 base = base * 2

@@ -31,10 +31,13 @@ import Sluice
 /// `Last-Event-ID` (the last event ID survives any number of reconnections). An event cut off by
 /// the end of a connection is never published: the server sends it again after that ID. An
 /// attempt that fails — no response, or status 408, 429 or 5xx — is retried after a wait that
-/// doubles with each consecutive failure, up to ``Configuration/maximumBackoff``, with jitter.
+/// doubles with each consecutive failure, up to ``Configuration/maximumBackoff``, with jitter (and
+/// is never shorter than a `Retry-After` of seconds asks).
 /// Status 204 finishes the publisher; a 200 that is not `text/event-stream`, and any other status
 /// (401, 403, 404...), fail it with ``EventSourceError``; so do
-/// ``Configuration/maximumAttempts`` consecutive failed attempts, if set.
+/// ``Configuration/maximumAttempts`` consecutive failed attempts, if set, and an event larger than
+/// ``Configuration/maximumEventSize``. A completion reaches the subscriber after the events
+/// received before it.
 ///
 /// **Demand.** Events are delivered only as the subscriber requests them. Up to
 /// ``Configuration/bufferSize`` more are held; when that buffer is full the client stops reading

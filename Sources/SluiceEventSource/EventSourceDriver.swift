@@ -139,7 +139,12 @@ final class EventSourceDriver: Subscription, CustomStringConvertible, @unchecked
         let http = response as? HTTPURLResponse
         let status = http?.statusCode ?? 200
         let contentType = http?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
-        let (allow, actions) = state.withLock { $0.responded(id: id, status: status, contentType: contentType) }
+        // Retry-After in seconds (its HTTP-date form is not used).
+        let retryAfter = http?.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            .map { Duration.seconds($0) }
+        let (allow, actions) = state.withLock {
+            $0.responded(id: id, status: status, contentType: contentType, retryAfter: retryAfter)
+        }
         perform(actions)
         return allow
     }

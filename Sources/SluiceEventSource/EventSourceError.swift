@@ -9,6 +9,9 @@ public enum EventSourceError: Error, Sendable, Hashable {
     case contentType(String?)
     /// The request cannot be made (no URL, or a scheme other than HTTP and HTTPS).
     case invalidRequest
+    /// An event grew beyond ``EventSource/Configuration/maximumEventSize`` bytes (`limit`)
+    /// without ending.
+    case eventTooLarge(limit: Int)
     /// ``EventSource/Configuration/maximumAttempts`` consecutive attempts failed; the last
     /// failure's description.
     case gaveUp(attempts: Int, lastFailure: String)

@@ -159,7 +159,9 @@ struct EventSourceMachine {
     }
 
     /// Connection `id` got its response head. Returns whether to go on reading the body.
-    mutating func responded(id: UInt64, status: Int, contentType: String?) -> (allow: Bool, actions: Actions) {
+    /// `retryAfter`: the delay a `Retry-After` header asked for.
+    mutating func responded(id: UInt64, status: Int, contentType: String?,
+                            retryAfter: Duration? = nil) -> (allow: Bool, actions: Actions) {
         var actions = Actions()
         guard phase == .connecting(id) else { return (false, actions) }
         switch status {
@@ -177,7 +179,7 @@ struct EventSourceMachine {
         case 204:
             end(with: .finished, &actions)
         case 408, 429, 500...599:
-            attemptFailed(because: "HTTP status \(status)", &actions)
+            attemptFailed(because: "HTTP status \(status)", retryAfter: retryAfter, &actions)
         default:
             end(with: .failure(.status(status)), &actions)
         }
@@ -191,6 +193,11 @@ struct EventSourceMachine {
         guard phase == .streaming(id) || phase == .suspended(id) else { return actions }
         parser.append(data)
         settle(&actions)
+        // The parser stopped for want of bytes (not for a full buffer) inside an event too large.
+        if buffer.count < configuration.bufferSize, parser.unfinishedEventSize > configuration.maximumEventSize {
+            end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
+            settle(&actions)
+        }
         return actions
     }
 
@@ -226,7 +233,7 @@ struct EventSourceMachine {
 
     // MARK: Transitions' common parts
 
-    private mutating func attemptFailed(because reason: String, _ actions: inout Actions) {
+    private mutating func attemptFailed(because reason: String, retryAfter: Duration? = nil, _ actions: inout Actions) {
         failures += 1
         if let maximum = configuration.maximumAttempts, failures >= maximum {
             end(with: .failure(.gaveUp(attempts: failures, lastFailure: reason)), &actions)
@@ -237,7 +244,7 @@ struct EventSourceMachine {
         let timer = makeID()
         phase = .waiting(timer)
         actions.reconnect = (timer, configuration.delay(afterFailures: failures, reconnectionTime: reconnectionTime,
-                                                        random: Double.random(in: 0..<1)))
+                                                        random: Double.random(in: 0..<1), retryAfter: retryAfter))
     }
 
     private mutating func end(with completion: Subscribers.Completion<EventSourceError>, _ actions: inout Actions) {

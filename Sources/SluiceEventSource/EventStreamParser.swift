@@ -70,6 +70,10 @@ public struct EventStreamParser: Sendable {
         pending.append(contentsOf: bytes)
     }
 
+    /// The bytes held of the event being parsed once ``next()`` has returned `nil`: its data and
+    /// type so far and its unfinished line.
+    var unfinishedEventSize: Int { data.count + eventType.count + pending.count - start }
+
     /// Whether bytes remain that ``next()`` has not yet consumed (part of a line, or whole lines
     /// after the last event it returned).
     public var hasUnparsedBytes: Bool { start < pending.count }

@@ -70,6 +70,38 @@ struct EventSourceMachineTests {
         #expect(ended.reconnect?.delay == .seconds(1))
     }
 
+    @Test func retryAfterLengthensTheWait() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumBackoff: .seconds(1), jitter: 0))
+        let id = machine.request(.unlimited).connect!.id
+        let (_, actions) = machine.responded(id: id, status: 503, contentType: nil, retryAfter: .seconds(5))
+        #expect(actions.reconnect?.delay == .seconds(5))
+    }
+
+    @Test func anEventLargerThanTheLimitEndsTheStream() {
+        var machine = machine(EventSource.Configuration(maximumEventSize: 100))
+        let id = machine.request(.unlimited).connect!.id
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        // Whole events of any number are fine; one event's data growing past the limit is not.
+        _ = machine.received(id: id, Data(String(repeating: "data: 0123456789\n\n", count: 20).utf8))
+        #expect(machine.phase == .streaming(id))
+        _ = machine.received(id: id, Data(String(repeating: "data: 0123456789\n", count: 6).utf8))
+        #expect(machine.phase == .streaming(id))
+        let actions = machine.received(id: id, Data("data: 0123456789\ndata: 0123456789\ndata: 012345678901234".utf8))   // 66 + 22 + 21 bytes
+        #expect(machine.phase == .finished)
+        #expect(!actions.drain)   // the delivery loop the first events started is still due to run
+        // The delivery loop: the 20 whole events, then the failure.
+        var delivered = 0
+        while true {
+            switch machine.nextStep(adding: .none) {
+            case .deliver: delivered += 1; continue
+            case .complete(let completion, _): #expect(completion == .failure(.eventTooLarge(limit: 100)))
+            case .stop: Issue.record("stopped without the completion")
+            }
+            break
+        }
+        #expect(delivered == 20)
+    }
+
     @Test func retryFromTheStreamSetsTheReconnectionTime() {
         var machine = machine()
         let id = machine.request(.unlimited).connect!.id

@@ -210,6 +210,22 @@ struct EventSourceTests {
         #expect(subscriber.completions.values.first == .failure(.contentType("text/html")))
     }
 
+    @Test func anEventThatNeverEndsFailsAtTheLimit() async throws {
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            connection.write(frame(1) + "data: " + String(repeating: "x", count: 50_000))
+            connection.waitForClientClose()
+        }
+        let subscriber = RecordingSubscriber()
+        var configuration = quick
+        configuration.maximumEventSize = 10_000
+        EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
+        #expect(await subscriber.completions.wait(forCount: 1))
+        #expect(subscriber.completions.values == [.failure(.eventTooLarge(limit: 10_000))])
+        #expect(subscriber.data == ["event 1"])
+        #expect(await server.closed.wait(forCount: 1))
+    }
+
     @Test func networkErrorsAreRetriedUntilMaximumAttempts() async throws {
         // A port nothing listens on: every attempt fails to connect.
         let server = try LoopbackServer { $0.close() }
