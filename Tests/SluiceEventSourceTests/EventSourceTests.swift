@@ -357,6 +357,23 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
+    @Test func aCallersSessionConfigurationIsUsed() async throws {
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            connection.write(frame(1))
+            connection.waitForClientClose()
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["X-Client": "sluice-tests"]
+        let session = URLSession(configuration: configuration)
+        let subscriber = RecordingSubscriber()
+        EventSource(url: server.url(), configuration: quick, session: session).subscribe(subscriber)
+        #expect(await subscriber.events.wait(forCount: 1))
+        #expect(server.requests.values.first?.headers["x-client"] == "sluice-tests")
+        subscriber.cancel()
+        session.invalidateAndCancel()
+    }
+
     @Test func anInvalidURLFails() {
         let subscriber = RecordingSubscriber()
         EventSource(url: URL(string: "ftp://example.com/x")!).subscribe(subscriber)
