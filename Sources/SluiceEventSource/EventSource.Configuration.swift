@@ -24,7 +24,9 @@ extension EventSource {
         public var recognizesSluiceControlEvents: Bool
         /// The most bytes one event may take — its lines, data and unfinished line together —
         /// before the stream fails with ``EventSourceError/eventTooLarge(limit:)`` (4 MiB): a
-        /// stream that never ends its event cannot make the client hold it all.
+        /// stream that never ends its event cannot make the client hold it all. It is also the
+        /// most bytes held unparsed behind a full buffer when the client cannot stop reading
+        /// (``EventSourceError/subscriberTooSlow(limit:)``).
         public var maximumEventSize: Int
         /// The longest silence on an open stream before the client treats the connection as lost
         /// and reconnects (60 seconds; a Sluice feed sends a heartbeat every 15 seconds). Applied

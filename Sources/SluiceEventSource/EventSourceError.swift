@@ -12,6 +12,11 @@ public enum EventSourceError: Error, Sendable, Hashable {
     /// An event grew beyond ``EventSource/Configuration/maximumEventSize`` bytes (`limit`)
     /// without ending.
     case eventTooLarge(limit: Int)
+    /// The subscriber took events too slowly from a stream that the client could not stop
+    /// reading (with FoundationNetworking, a stream that has sent no event ID, so that a new
+    /// connection would start it over): the bytes held behind the full buffer passed
+    /// ``EventSource/Configuration/maximumEventSize`` (`limit`).
+    case subscriberTooSlow(limit: Int)
     /// ``EventSource/Configuration/maximumAttempts`` consecutive attempts failed; the last
     /// failure's description.
     case gaveUp(attempts: Int, lastFailure: String)

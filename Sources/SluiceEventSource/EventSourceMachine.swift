@@ -38,7 +38,9 @@ struct EventSourceMachine {
     enum PauseMethod {
         /// `URLSessionTask.suspend()`, and `resume()` when there is room.
         case suspend
-        /// Closing the connection, and reconnecting with `Last-Event-ID` when there is room.
+        /// Closing the connection, and reconnecting with `Last-Event-ID` when there is room; for a
+        /// stream without an event ID yet (nothing to resume from), reading on and holding the
+        /// bytes unparsed, up to the configuration's `maximumEventSize`.
         case disconnect
     }
 
@@ -193,9 +195,14 @@ struct EventSourceMachine {
         guard phase == .streaming(id) || phase == .suspended(id) else { return actions }
         parser.append(data)
         settle(&actions)
-        // The parser stopped for want of bytes (not for a full buffer) inside an event too large.
-        if buffer.count < configuration.bufferSize, parser.unfinishedEventSize > configuration.maximumEventSize {
-            end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
+        if parser.unfinishedEventSize > configuration.maximumEventSize {
+            if buffer.count < configuration.bufferSize {
+                // The parser stopped for want of bytes, inside an event too large.
+                end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
+            } else {
+                // The buffer is full and the bytes that wait behind it are past the limit.
+                end(with: .failure(.subscriberTooSlow(limit: configuration.maximumEventSize)), &actions)
+            }
             settle(&actions)
         }
         return actions
@@ -258,7 +265,8 @@ struct EventSourceMachine {
     /// restart the reading of the stream.
     private mutating func settle(_ actions: inout Actions) {
         guard consumer != nil else { return }
-        while buffer.count < configuration.bufferSize, let message = parser.next() {
+        // Once ended, what was buffered is delivered, then the completion; nothing more is parsed.
+        while phase != .finished, buffer.count < configuration.bufferSize, let message = parser.next() {
             buffer.append(configuration.recognizesSluiceControlEvents ? EventSource.Event(recognizing: message) : .event(message))
         }
         if let milliseconds = parser.reconnectionTime {
@@ -278,10 +286,14 @@ struct EventSourceMachine {
             case .suspend:
                 phase = .suspended(id)
                 actions.suspend = task
-            case .disconnect:
+            case .disconnect where !parser.lastEventID.isEmpty:
                 phase = .disconnected
                 actions.cancel = task
                 task = nil
+            case .disconnect:
+                // Nothing to resume from: a new request would start the stream over. Go on
+                // reading, holding the bytes unparsed (up to the limit `received` checks).
+                break
             }
         case .suspended(let id) where lowWater:
             phase = .streaming(id)

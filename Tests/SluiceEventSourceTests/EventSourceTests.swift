@@ -328,6 +328,44 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
+    @Test func aStreamWithoutIdsIsReadOnNotStartedOver() async throws {
+        // Nothing to resume from: closing and reconnecting would start the stream over.
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            connection.write((1...20).map { "data: event \($0)\n\n" }.joined())
+            connection.waitForClientClose(limit: 30)
+        }
+        let subscriber = RecordingSubscriber(initialDemand: .max(1))
+        EventSource(url: server.url(), configuration: EventSource.Configuration(bufferSize: 2)).subscribe(subscriber)
+        for received in 1...20 {
+            #expect(await subscriber.events.wait(forCount: received))
+            #expect(subscriber.events.values.count == received)
+            if received < 20 { subscriber.request(.max(1)) }
+        }
+        #expect(subscriber.data == (1...20).map { "event \($0)" })
+        #expect(server.requests.values.count == 1)
+        #expect(server.closed.values.isEmpty)
+        subscriber.cancel()
+    }
+
+    @Test func aStreamWithoutIdsFailsWhenTheBytesHeldPassTheLimit() async throws {
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            connection.write((1...50).map { "data: \($0) \(String(repeating: "x", count: 100))\n\n" }.joined())
+            connection.waitForClientClose(limit: 30)
+        }
+        let subscriber = RecordingSubscriber(initialDemand: .max(1))
+        var configuration = quick
+        configuration.bufferSize = 2
+        configuration.maximumEventSize = 1_000
+        EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
+        #expect(await server.closed.wait(forCount: 1))   // the client gave up the stream
+        subscriber.request(.unlimited)                     // what it held, then why it ended
+        #expect(await subscriber.completions.wait(forCount: 1))
+        #expect(subscriber.completions.values == [.failure(.subscriberTooSlow(limit: 1_000))])
+        #expect(subscriber.events.values.count == 3)
+    }
+
     @Test func cancelClosesTheConnection() async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
