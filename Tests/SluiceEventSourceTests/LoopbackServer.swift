@@ -33,7 +33,11 @@ final class LoopbackServer: @unchecked Sendable {
     /// Starts listening; `handler` runs for each connection, after its request was read.
     init(handler: @escaping @Sendable (Connection) -> Void) throws {
         self.handler = handler
+        #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -74,6 +78,10 @@ final class LoopbackServer: @unchecked Sendable {
         while !stopped.load(ordering: .relaxed) {
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }
+            #if canImport(Darwin)
+            var one: Int32 = 1   // a write to a closed peer fails instead of raising SIGPIPE
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             let connection = Connection(fd: fd, index: index, server: self)
             index += 1
             let thread = Thread { [self] in
