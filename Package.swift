@@ -24,6 +24,9 @@ let combineTargets: [Target] = [
 let combineProduct = Product.library(name: "Combine", targets: ["Combine"])
 #endif
 
+// The platforms without Apple's Combine.
+let nonApple: [Platform] = [.linux, .android, .windows, .wasi, .openbsd]
+
 // Swift 6 language mode (the tools version's default) gives complete concurrency checking.
 let package = Package(
     name: "Sluice",
@@ -33,9 +36,11 @@ let package = Package(
         .library(name: "SluiceCore", targets: ["SluiceCore"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceTimeline", targets: ["SluiceTimeline"]),
+        .library(name: "SluiceEventSource", targets: ["SluiceEventSource"]),
         combineProduct,
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
         .executable(name: "sluice-soak", targets: ["sluice-soak"]),
+        .executable(name: "sluice-tail", targets: ["sluice-tail"]),
     ],
     targets: [
         .target(name: "SluiceSanitizer"),
@@ -44,6 +49,15 @@ let package = Package(
         .target(name: "SluiceTesting", dependencies: ["SluiceCore", "Sluice"]),
         .target(name: "SluiceTimeline", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceTimelineTests", dependencies: ["SluiceTimeline", "SluiceCore"]),
+        // A client of Server-Sent Events streams: Foundation and the Combine API only (Apple's
+        // Combine on Apple's systems, Sluice elsewhere).
+        .target(name: "SluiceEventSource", dependencies: [.target(name: "Sluice", condition: .when(platforms: nonApple))]),
+        .testTarget(name: "SluiceEventSourceTests", dependencies: [
+            "SluiceEventSource",
+            .target(name: "Sluice", condition: .when(platforms: nonApple)),
+            .target(name: "SluiceTesting", condition: .when(platforms: nonApple)),
+        ]),
+        .executableTarget(name: "sluice-tail", dependencies: ["SluiceEventSource"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice", "SluiceTimeline"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
         .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),

@@ -38,6 +38,9 @@ let combineTargets: [Target] = [
 let combineProduct = Product.library(name: "Combine", targets: ["Combine"])
 #endif
 
+// The platforms without Apple's Combine.
+let nonApple: [Platform] = [.linux, .android, .windows, .wasi, .openbsd]
+
 // The server modules, behind package traits (sources, tests, scripts and guide in `Server/`):
 // `Server` (SluiceNIO, SluiceFeed, SluicePostgres), `Hummingbird` (Server + SluiceHummingbird),
 // `Vapor` (Server + SluiceVapor). Every package they use is a dependency only under its trait, so
@@ -156,9 +159,11 @@ let package = Package(
         .library(name: "SluiceCore", targets: ["SluiceCore"]),
         .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
         .library(name: "SluiceTimeline", targets: ["SluiceTimeline"]),
+        .library(name: "SluiceEventSource", targets: ["SluiceEventSource"]),
         combineProduct,
         .executable(name: "sluice-examples", targets: ["sluice-examples"]),
         .executable(name: "sluice-soak", targets: ["sluice-soak"]),
+        .executable(name: "sluice-tail", targets: ["sluice-tail"]),
     ] + serverProducts,
     traits: [
         .trait(
@@ -188,6 +193,15 @@ let package = Package(
         .target(name: "SluiceTesting", dependencies: ["SluiceCore", "Sluice"]),
         .target(name: "SluiceTimeline", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceTimelineTests", dependencies: ["SluiceTimeline", "SluiceCore"]),
+        // A client of Server-Sent Events streams: Foundation and the Combine API only (Apple's
+        // Combine on Apple's systems, Sluice elsewhere).
+        .target(name: "SluiceEventSource", dependencies: [.target(name: "Sluice", condition: .when(platforms: nonApple))]),
+        .testTarget(name: "SluiceEventSourceTests", dependencies: [
+            "SluiceEventSource",
+            .target(name: "Sluice", condition: .when(platforms: nonApple)),
+            .target(name: "SluiceTesting", condition: .when(platforms: nonApple)),
+        ]),
+        .executableTarget(name: "sluice-tail", dependencies: ["SluiceEventSource"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice", "SluiceTimeline"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),
         .executableTarget(name: "sluice-soak", dependencies: ["Sluice"]),

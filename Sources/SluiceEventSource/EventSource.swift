@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+// Apple's Combine on Apple's systems; Sluice elsewhere (not `canImport(Combine)` alone: off
+// Apple's systems the package's own `Combine` module may be built beside this one).
+#if canImport(Darwin) && canImport(Combine)
+import Combine
+#else
+import Sluice
+#endif
+
+/// A client of a Server-Sent Events stream (`text/event-stream`): a Combine publisher of its
+/// events, and through ``events`` an `AsyncSequence` of them, that reconnects and resumes.
+///
+/// ```swift
+/// let feed = EventSource(url: URL(string: "https://example.com/events/prices")!)
+/// let cancellable = feed.sink(receiveCompletion: { print($0) }, receiveValue: { print($0) })
+/// // or
+/// for try await event in feed.events { print(event) }
+/// ```
+///
+/// Each subscription (each iterator of ``events``) makes its own connection, at the subscriber's
+/// first demand, and publishes ``Event`` values: the stream's events, parsed exactly as the HTML
+/// standard says (``EventStreamParser``), and a Sluice feed's `reset`, `dropped` and `shutdown`
+/// as typed values.
+///
+/// **Reconnecting.** When an open stream ends — the server closed it, or the network failed —
+/// the client waits the reconnection time (the last `retry:` the server sent, or
+/// ``Configuration/reconnectionTime``) and reconnects, sending the last event ID as
+/// `Last-Event-ID` (the last event ID survives any number of reconnections). An event cut off by
+/// the end of a connection is never published: the server sends it again after that ID. An
+/// attempt that fails — no response, or status 408, 429 or 5xx — is retried after a wait that
+/// doubles with each consecutive failure, up to ``Configuration/maximumBackoff``, with jitter (and
+/// is never shorter than a `Retry-After` of seconds asks).
+/// Status 204 finishes the publisher; a 200 that is not `text/event-stream`, and any other status
+/// (401, 403, 404...), fail it with ``EventSourceError``; so do
+/// ``Configuration/maximumAttempts`` consecutive failed attempts, if set, and an event larger than
+/// ``Configuration/maximumEventSize``. A completion reaches the subscriber after the events
+/// received before it.
+///
+/// **Demand.** Events are delivered only as the subscriber requests them. Up to
+/// ``Configuration/bufferSize`` more are held; when that buffer is full the client stops reading
+/// the stream, so the server's own flow control (and a Sluice feed's slow-client policy, which says
+/// what it dropped with `dropped`) takes over. Nothing is dropped by the client. On Apple's systems
+/// the data task is suspended and resumed once the subscriber has taken half the buffer. With
+/// FoundationNetworking, which cannot suspend a transfer, the connection is closed and, once the
+/// subscriber has taken half the buffer, reopened with `Last-Event-ID`: a server that resumes by
+/// event ID (as a Sluice feed does) then sends exactly what followed; from a server that does not,
+/// the events sent in between are lost. A stream that has sent no event ID cannot be resumed (a
+/// new request would start it over), so there the client reads on and holds the bytes unparsed —
+/// up to ``Configuration/maximumEventSize``, past which it fails with
+/// ``EventSourceError/subscriberTooSlow(limit:)``.
+///
+/// **Cancelling** closes the connection at once and drops what is buffered. The subscriber is
+/// called on one thread at a time (the connection's delegate queue, or the thread that requested).
+public struct EventSource: Publisher, Sendable {
+    /// The values published: events and Sluice's control events.
+    public typealias Output = Event
+    /// Why the publisher fails.
+    public typealias Failure = EventSourceError
+
+    /// The request made on each connection (the client adds `Accept`, `Cache-Control` and, when
+    /// it resumes, `Last-Event-ID`; it sets the timeout to ``Configuration/idleTimeout``).
+    public let request: URLRequest
+    /// How the client reconnects and buffers.
+    public let configuration: Configuration
+    /// The session whose configuration the connections use (`nil`: the default configuration).
+    public let session: URLSession?
+
+    /// A client of the stream at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: The stream's URL (HTTP or HTTPS).
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration (headers, timeouts, proxy, cookies, TLS) the
+    ///     connections use. On Apple's systems the tasks are made in it, with a delegate of their
+    ///     own; with FoundationNetworking, in a session of the same configuration (its delegate
+    ///     is not called).
+    public init(url: URL, configuration: Configuration = Configuration(), session: URLSession? = nil) {
+        self.init(request: URLRequest(url: url), configuration: configuration, session: session)
+    }
+
+    /// A client of the stream that `request` asks for: its headers (`Authorization`, …) are sent
+    /// on every connection.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration the connections use (see ``init(url:configuration:session:)``).
+    public init(request: URLRequest, configuration: Configuration = Configuration(), session: URLSession? = nil) {
+        self.request = request
+        self.configuration = configuration
+        self.session = session
+    }
+
+    /// Attaches `subscriber`: a new connection, opened at its first demand.
+    ///
+    /// - Parameter subscriber: The subscriber.
+    public func receive<S: Subscriber>(subscriber: S) where S.Input == Event, S.Failure == EventSourceError {
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            subscriber.receive(subscription: Subscriptions.empty)
+            subscriber.receive(completion: .failure(.invalidRequest))
+            return
+        }
+        let consumer = EventSourceConsumer(receive: { subscriber.receive($0) }, complete: { subscriber.receive(completion: $0) })
+        let driver = EventSourceDriver(request: request, configuration: configuration, session: session, consumer: consumer)
+        subscriber.receive(subscription: driver)
+    }
+
+    /// The events as an `AsyncSequence`: each iterator is a connection of its own, which asks for
+    /// one event per call of `next()` and buffers up to ``Configuration/bufferSize``. The sequence
+    /// ends when the publisher would finish, throws an ``EventSourceError`` when it would fail, and
+    /// ends (closing the connection) when the iterating task is cancelled.
+    public var events: Events { Events(source: self) }
+}
+

@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import SluiceEventSource
+import Testing
+#if canImport(Darwin) && canImport(Combine)
+import Combine
+#else
+import Sluice
+#endif
+
+/// The state machine's transitions, without threads or sockets.
+@Suite("EventSourceMachine")
+struct EventSourceMachineTests {
+    private let ignore = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
+
+    private func machine(_ configuration: EventSource.Configuration = EventSource.Configuration(),
+                         pause: EventSourceMachine.PauseMethod = .disconnect) -> EventSourceMachine {
+        EventSourceMachine(configuration: configuration, consumer: ignore, pauseMethod: pause)
+    }
+
+    /// A task that is never resumed: the machine only holds it and names it in its actions.
+    private func task() -> URLSessionDataTask {
+        URLSession.shared.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
+    }
+
+    @Test func backoffDoublesUpToTheCapWithJitter() {
+        let configuration = EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(10), jitter: 0.5)
+        #expect(configuration.delay(afterFailures: 0, reconnectionTime: .seconds(1), random: 0.9) == .seconds(1))
+        #expect(configuration.delay(afterFailures: 1, reconnectionTime: .seconds(1), random: 0) == .seconds(2))
+        #expect(configuration.delay(afterFailures: 2, reconnectionTime: .seconds(1), random: 0) == .seconds(4))
+        #expect(configuration.delay(afterFailures: 3, reconnectionTime: .seconds(1), random: 0) == .seconds(8))
+        #expect(configuration.delay(afterFailures: 4, reconnectionTime: .seconds(1), random: 0) == .seconds(10))
+        #expect(configuration.delay(afterFailures: 1_000, reconnectionTime: .seconds(1), random: 0) == .seconds(10))
+        #expect(configuration.delay(afterFailures: 3, reconnectionTime: .seconds(1), random: 1) == .seconds(4))
+        #expect(configuration.delay(afterFailures: 3, reconnectionTime: .seconds(1), random: 0.5) == .seconds(6))
+        let steady = EventSource.Configuration(jitter: 0)
+        #expect(steady.delay(afterFailures: 2, reconnectionTime: .milliseconds(100), random: 0.7) == .milliseconds(400))
+    }
+
+    @Test func theFirstDemandConnects() {
+        var machine = machine()
+        #expect(machine.phase == .idle)
+        let actions = machine.request(.max(1))
+        #expect(actions.connect?.id != nil)
+        #expect(actions.connect?.lastEventID == "")
+        #expect(machine.phase == .connecting(actions.connect!.id))
+        let again = machine.request(.max(1))
+        #expect(again.connect == nil)
+    }
+
+    @Test func failedAttemptsBackOffAndAnOpenStreamResetsThem() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(30), jitter: 0))
+        var id = machine.request(.unlimited).connect!.id
+        var delays: [Duration] = []
+        for status in [503, 429, 408, 500] {
+            let (allow, actions) = machine.responded(id: id, status: status, contentType: nil)
+            #expect(!allow)
+            let timer = try! #require(actions.reconnect)
+            delays.append(timer.delay)
+            id = machine.timerFired(id: timer.id).connect!.id
+        }
+        #expect(delays == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)])
+        let allowed = machine.responded(id: id, status: 200, contentType: "text/event-stream; charset=utf-8").allow
+        #expect(allowed)
+        #expect(machine.failures == 0)
+        // The stream ends: the reconnection time, no backoff.
+        let ended = machine.completed(id: id, error: nil)
+        #expect(ended.reconnect?.delay == .seconds(1))
+    }
+
+    @Test func retryAfterLengthensTheWait() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumBackoff: .seconds(1), jitter: 0))
+        let id = machine.request(.unlimited).connect!.id
+        let (_, actions) = machine.responded(id: id, status: 503, contentType: nil, retryAfter: .seconds(5))
+        #expect(actions.reconnect?.delay == .seconds(5))
+    }
+
+    @Test func anEventLargerThanTheLimitEndsTheStream() {
+        var machine = machine(EventSource.Configuration(maximumEventSize: 100))
+        let id = machine.request(.unlimited).connect!.id
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        // Whole events of any number are fine; one event's data growing past the limit is not.
+        _ = machine.received(id: id, Data(String(repeating: "data: 0123456789\n\n", count: 20).utf8))
+        #expect(machine.phase == .streaming(id))
+        _ = machine.received(id: id, Data(String(repeating: "data: 0123456789\n", count: 6).utf8))
+        #expect(machine.phase == .streaming(id))
+        let actions = machine.received(id: id, Data("data: 0123456789\ndata: 0123456789\ndata: 012345678901234".utf8))   // 66 + 22 + 21 bytes
+        #expect(machine.phase == .finished)
+        #expect(!actions.drain)   // the delivery loop the first events started is still due to run
+        // The delivery loop: the 20 whole events, then the failure.
+        var delivered = 0
+        while true {
+            switch machine.nextStep(adding: .none) {
+            case .deliver: delivered += 1; continue
+            case .complete(let completion, _): #expect(completion == .failure(.eventTooLarge(limit: 100)))
+            case .stop: Issue.record("stopped without the completion")
+            }
+            break
+        }
+        #expect(delivered == 20)
+    }
+
+    @Test func retryFromTheStreamSetsTheReconnectionTime() {
+        var machine = machine()
+        let id = machine.request(.unlimited).connect!.id
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        _ = machine.received(id: id, Data("retry: 250\n\n".utf8))
+        #expect(machine.reconnectionTime == .milliseconds(250))
+        let ended = machine.completed(id: id, error: nil)
+        #expect(ended.reconnect?.delay == .milliseconds(250))
+    }
+
+    @Test func statusesThatRetryingCannotChangeEndTheStream() {
+        for (status, contentType) in [(401, "text/plain"), (403, nil), (404, nil), (301, nil), (200, "application/json")] {
+            var machine = machine()
+            let id = machine.request(.unlimited).connect!.id
+            let (allow, actions) = machine.responded(id: id, status: status, contentType: contentType)
+            #expect(!allow)
+            #expect(actions.reconnect == nil)
+            #expect(actions.drain)   // the completion is delivered
+            #expect(machine.phase == .finished)
+        }
+    }
+
+    @Test func aFullBufferStopsTheReadingAndHalfEmptyRestartsIt() {
+        var machine = machine(EventSource.Configuration(bufferSize: 4))
+        let id = machine.request(.max(1)).connect!.id
+        let attached = machine.attach(task(), id: id)
+        #expect(attached)
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        let frames = (1...8).map { "id: \($0)\ndata: \($0)\n\n" }.joined()
+        let actions = machine.received(id: id, Data(frames.utf8))
+        #expect(actions.drain)
+        // The delivery loop takes one, then stops: the buffer is full, the connection is closed.
+        guard case .deliver(let event, _) = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }
+        #expect(event.message?.data == "1")
+        guard case .stop(let stop) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+        #expect(machine.buffer.count == 4)
+        #expect(stop.cancel != nil)
+        #expect(machine.phase == .disconnected)
+        #expect(machine.lastEventID == "5")
+        // Taking two leaves two (half): the rest of what arrived is parsed first, so the buffer
+        // fills again without a new connection.
+        for _ in 0..<2 {
+            _ = machine.request(.max(1))
+            guard case .deliver = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }
+            guard case .stop(let again) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+            #expect(again.connect == nil)
+        }
+        #expect(machine.buffer.count == 4)
+        #expect(machine.lastEventID == "7")
+    }
+
+    @Test func aSuspendedTaskIsResumedAtHalfTheBuffer() {
+        var machine = machine(EventSource.Configuration(bufferSize: 2), pause: .suspend)
+        let id = machine.request(.max(1)).connect!.id
+        let attached = machine.attach(task(), id: id)
+        #expect(attached)
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        _ = machine.received(id: id, Data("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8))
+        _ = machine.nextStep(adding: .none)
+        guard case .stop(let stop) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+        #expect(stop.suspend != nil)
+        #expect(machine.phase == .suspended(id))
+        _ = machine.request(.max(2))
+        _ = machine.nextStep(adding: .none)
+        _ = machine.nextStep(adding: .none)
+        guard case .stop(let resume) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+        #expect(resume.resume != nil)
+        #expect(machine.phase == .streaming(id))
+    }
+
+    @Test func cancelLetsGoOfEverything() {
+        var machine = machine()
+        let id = machine.request(.unlimited).connect!.id
+        let dataTask = task()
+        let attached = machine.attach(dataTask, id: id)
+        #expect(attached)
+        let actions = machine.cancel()
+        #expect(actions.cancel === dataTask)
+        #expect(machine.phase == .finished)
+        // What the connection still reports is ignored.
+        let allowed = machine.responded(id: id, status: 200, contentType: "text/event-stream").allow
+        #expect(!allowed)
+        let drain = machine.received(id: id, Data("data: x\n\n".utf8)).drain
+        #expect(!drain)
+        #expect(machine.buffer.isEmpty)
+    }
+}

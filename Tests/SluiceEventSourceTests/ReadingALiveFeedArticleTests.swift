@@ -1,0 +1,107 @@
+import Foundation
+import SluiceEventSource
+import Testing
+#if canImport(Darwin) && canImport(Combine)
+import Combine
+#else
+import Sluice
+#endif
+
+/// The code of the article "Reading a live feed from Swift", run as the article shows it: each
+/// snippet below sits between `// Article: begin` and `// Article: end`, and the article has it
+/// as written (less the indentation).
+@Suite("Reading a live feed from Swift", .serialized, .timeLimit(.minutes(1)))
+struct ReadingALiveFeedArticleTests {
+    /// A feed of prices that goes through a restart: a price, a `reset`, another price.
+    private func pricesServer() throws -> LoopbackServer {
+        try LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.writeStreamHead()
+                connection.write("retry: 10\n\nid: a-1\nevent: price\ndata: 101\n\nid: a-2\nevent: volume\ndata: 7\n\n"
+                                 + "event: shutdown\ndata: restarting\n\n")
+                connection.close()
+            case 1:
+                connection.writeStreamHead()
+                connection.write("event: reset\ndata: {\"missed\":null}\n\nid: b-1\nevent: price\ndata: 102\n\n")
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }
+    }
+
+    @Test func theCombinePipelineRuns() async throws {
+        let server = try pricesServer()
+        let url = server.url("/events/prices")
+        let shown = Recorder<String>()
+        let reloads = Recorder<Int>()
+        func show(_ text: String) { shown.append(text) }
+        func reloadPrices() { reloads.append(1) }
+
+        // Article: begin
+        let cancellable = EventSource(url: url)
+            .compactMap { event -> String? in
+                switch event {
+                case .event(let message) where message.event == "price":
+                    return message.data
+                case .reset, .dropped:
+                    reloadPrices()   // events were lost: fetch the state again
+                    return nil
+                default:
+                    return nil
+                }
+            }
+            .sink(receiveCompletion: { completion in show("ended: \(completion)") },
+                  receiveValue: { price in show(price) })
+        // Article: end
+
+        #expect(await shown.wait(forCount: 3))
+        #expect(shown.values == ["101", "102", "ended: finished"])
+        #expect(reloads.values.count == 1)
+        cancellable.cancel()
+    }
+
+    @Test func theForAwaitLoopRuns() async throws {
+        let server = try pricesServer()
+        let url = server.url("/events/prices")
+        let shown = Recorder<String>()
+        let reloads = Recorder<Int>()
+        func show(_ text: String) { shown.append(text) }
+        func reloadPrices() { reloads.append(1) }
+
+        // Article: begin
+        for try await event in EventSource(url: url).events {
+            switch event {
+            case .event(let message):
+                show("\(message.id) \(message.event): \(message.data)")
+            case .reset, .dropped:
+                reloadPrices()
+            case .shutdown:
+                break   // the server is restarting; the sequence reconnects by itself
+            }
+        }
+        // Article: end
+
+        #expect(shown.values == ["a-1 price: 101", "a-2 volume: 7", "b-1 price: 102"])
+        #expect(reloads.values.count == 1)
+        #expect(server.requests.values.map { $0.headers["last-event-id"] } == [nil, "a-2", "b-1"])
+    }
+
+    @Test func theArticleShowsTheCodeAsItRuns() throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let source = try String(contentsOf: here.appendingPathComponent("ReadingALiveFeedArticleTests.swift"), encoding: .utf8)
+        let article = try String(contentsOf: here.appendingPathComponent(
+            "../../Sources/SluiceEventSource/SluiceEventSource.docc/ReadingALiveFeedFromSwift.md"), encoding: .utf8)
+        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let snippets = source.components(separatedBy: "// Article: begin\n").dropFirst().map { part -> String in
+            let lines = part.components(separatedBy: "// Article: end")[0].split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            let indent = lines.filter { !$0.allSatisfy(\.isWhitespace) }.map { $0.prefix(while: { $0 == " " }).count }.min() ?? 0
+            return lines.map { $0.dropFirst(min(indent, $0.count)) }.joined(separator: "\n") + "\n"
+        }
+        #expect(snippets.count == 2)
+        for snippet in snippets {
+            #expect(blocks.contains(snippet), "the article does not show this code as it runs:\n\(snippet)")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// `sluice-tail`, the executable beside the test bundle in the build folder (`swift build
+/// --build-tests` builds it), run against a loopback server.
+private let sluiceTail = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("sluice-tail")
+
+@Suite("sluice-tail", .timeLimit(.minutes(1)))
+struct SluiceTailTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sluiceTail.path), "sluice-tail is built beside the tests"))
+    func printsEachEventAndResumesAfterADrop() async throws {
+        let server = try LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.writeStreamHead()
+                connection.write("retry: 10\n\nid: e-1\nevent: price\ndata: 101\ndata: 102\n\nid: e-2\ndata: half")
+                connection.close()
+            case 1:
+                connection.writeStreamHead()
+                connection.write("event: reset\ndata: {\"missed\":4}\n\nid: e-6\ndata: six\n\n")
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }
+        let process = Process()
+        process.executableURL = sluiceTail
+        process.arguments = ["--header", "Authorization: Bearer t", server.url().absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at the 204)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: printed, as: UTF8.self).split(separator: "\n") == [
+            "id: e-1\tevent: price\tdata: 101\\n102",
+            "-- reset: 4 events missed; refetch the state",
+            "id: e-6\tevent: message\tdata: six",
+        ])
+        #expect(server.requests.values.map { $0.headers["last-event-id"] } == [nil, "e-1", "e-6"])
+        #expect(server.requests.values.map { $0.headers["authorization"] } == ["Bearer t", "Bearer t", "Bearer t"])
+    }
+}
