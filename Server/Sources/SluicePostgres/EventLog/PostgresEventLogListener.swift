@@ -511,10 +511,9 @@ final class TopicReader: @unchecked Sendable {
                 agreed = kept.position
             }
         }
-        agreed = min(agreed, page.head)
-        let renewed = epoch == after.epoch ? try await log.renewEpoch(of: topic, from: epoch, agreed: agreed, timeout: readTimeout) : epoch
+        let renewed = epoch == after.epoch ? try await log.renewEpoch(of: topic, from: epoch, timeout: readTimeout) : epoch
         if renewed == EventID.origin.epoch { return .origin }
-        return EventID(epoch: renewed, position: agreed)
+        return EventID(epoch: renewed, position: min(agreed, page.head))
     }
 }
 #endif
