@@ -111,6 +111,7 @@ let serverTargets: [Target] = [
             "SluiceFeed",
             server("ServiceLifecycle", "swift-service-lifecycle"),
             server("PostgresNIO", "postgres-nio"),
+            server("DequeModule", "swift-collections"),
             server("NIOCore", "swift-nio"),
             server("NIOPosix", "swift-nio"),
             server("NIOConcurrencyHelpers", "swift-nio"),

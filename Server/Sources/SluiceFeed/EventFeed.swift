@@ -157,6 +157,12 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         state.withLockedValue { EventID(uncheckedEpoch: $0.epoch, position: $0.lastID) }
     }
 
+    /// Removes the feed's metrics (those named after ``Options/name``) from the metrics system:
+    /// for a feed whose name no other feed shares, once it is finished and released.
+    public func removeMetrics() {
+        counters.destroyMetrics()
+    }
+
     /// Whether the feed has finished.
     public var isFinished: Bool { state.withLockedValue { $0.finished != nil } }
 
@@ -224,7 +230,9 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             case .event(let id, let value):
                 if id.epoch == state.epoch, id.position <= state.lastID { return [] }   // seen
                 var out: [FeedEvent] = []
-                if id.epoch != state.epoch || id.position != state.lastID + 1 {
+                if state.epoch == EventID.origin.epoch, state.lastID == 0, id.position == 1 {
+                    state.epoch = id.epoch   // the topic's first history begins: no break
+                } else if id.epoch != state.epoch || id.position != state.lastID + 1 {
                     let missed = id.epoch == state.epoch ? id.position - state.lastID - 1 : nil
                     out.append(breakHistory(&state, epoch: id.epoch, after: id.position - 1, missed: missed))
                 }
@@ -367,11 +375,15 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             let live = FeedStart(replay: [], reset: nil, serial: state.serial, epoch: state.epoch, startAfter: state.lastID)
             var reset = live
             reset.reset = .some(nil)
-            let requested: EventID
+            var requested: EventID
             switch start {
             case .live: return .ready(live)
             case .unreadable: return .ready(reset)
             case .after(let id): requested = id
+            }
+            if requested.epoch == EventID.origin.epoch {   // before the first event of whatever history
+                guard requested.isOrigin else { return .ready(reset) }
+                requested = EventID(uncheckedEpoch: state.epoch, position: 0)
             }
             if let read {
                 guard read.epoch == state.epoch else { return .ready(reset) }   // the log broke meanwhile
@@ -388,12 +400,12 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             guard requested.epoch == state.epoch else { return .ready(reset) }
             if requested.position == state.lastID { return .ready(live) }
             if requested.position > state.lastID {
-                // A log's event this instance has not read yet (the client comes from a quicker
-                // instance): the events after it are new to the client. An in-memory feed never gave it.
+                // Either a log's event this instance has not read yet (the client comes from a
+                // quicker instance), or an id the log never had (a failover lost its commits, or a
+                // forged id): the history says which — the events after it, or a reset to its head.
+                // An in-memory feed never gave it.
                 guard history != nil else { return .ready(reset) }
-                var ahead = live
-                ahead.startAfter = requested.position
-                return .ready(ahead)
+                return .more(after: requested)
             }
             let oldest = state.replay.first?.id ?? state.lastID + 1
             if requested.position + 1 >= oldest {

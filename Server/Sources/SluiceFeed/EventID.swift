@@ -37,6 +37,15 @@ public struct EventID: Hashable, Sendable, LosslessStringConvertible {
     /// `<epoch>-<position>`.
     public var description: String { "\(epoch)-\(position)" }
 
+    /// Before the first event of a history that does not exist yet: `_-0`. A log's topic that was
+    /// never appended to has this head, so reading it writes nothing; whatever history the topic
+    /// then gets continues from it without a break, and a client that resumes from it gets every
+    /// event from the first (or a reset, when they are no longer kept).
+    public static let origin = EventID(uncheckedEpoch: "_", position: 0)
+
+    /// Whether this is ``origin``.
+    public var isOrigin: Bool { position == 0 && epoch == "_" }
+
     /// A new epoch: 12 random lowercase letters and digits.
     public static func randomEpoch() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")

@@ -69,6 +69,15 @@ package final class FeedCounters: Sendable {
         lagMetric = Recorder(label: "sluice_feed_client_lag_events", dimensions: dimensions, aggregate: true, factory: metrics)
     }
 
+    /// Removes the feed's metrics from the metrics system (a released feed of its own name).
+    func destroyMetrics() {
+        clients.destroy()
+        for counter in [publishedMetric, deliveredMetric, droppedMetric, disconnectedMetric, resumesMetric, resetsMetric] {
+            counter.destroy()
+        }
+        lagMetric.destroy()
+    }
+
     var snapshot: FeedStats {
         FeedStats(connectedClients: connected.load(ordering: .relaxed),
                   eventsPublished: published.load(ordering: .relaxed),

@@ -31,8 +31,9 @@ public enum TopicAccess<Output>: Sendable {
 /// }
 /// ```
 ///
-/// The answer: 401 or 403 (from `authorize`) before any stream starts; 503 with `Retry-After`
-/// when the topic's feed cannot be had (its log unreachable); otherwise the stream, as
+/// The answer: 401 or 403 (from `authorize`) before any stream starts; the ``/SluiceFeed/FeedRefusal``
+/// the feeds' error tells when the topic's feed cannot be had (400 for a topic name outside the
+/// rule; 503 with `Retry-After` for its log unreachable or too many feeds); otherwise the stream, as
 /// ``ServerSentEvents`` serves it, with the filter `authorize` gave.
 public struct TopicEventStreams<Output: Sendable>: Sendable {
     /// The feed of a topic.
@@ -74,7 +75,9 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
         do {
             feed = try await feeds(topic)
         } catch {
-            var response = Self.refusal(.serviceUnavailable, "the topic's events are unavailable; try again\n")
+            let refusal = FeedRefusal(error)
+            guard refusal.isRetriable else { return Self.refusal(.init(code: refusal.status), "\(error)\n") }
+            var response = Self.refusal(.init(code: refusal.status), "the topic's events are unavailable; try again\n")
             response.headers[.retryAfter] = "1"
             return response
         }

@@ -67,20 +67,75 @@ struct EventLogBackend: Sendable {
         try? await log.append(text, to: topic)
     }
 
-    /// Appends `text` to `topic`: 202 with the event's id once committed; 503 with `Retry-After`
-    /// when the database cannot take it.
-    func post(_ text: String, to topic: String) async -> Response {
-        guard let id = await append(text, to: topic) else {
-            return Response(status: .serviceUnavailable,
-                            headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: Self.unavailable)))
+    /// Appends a post's `body` to `topic` under `key` (its `Idempotency-Key`, if any) and says how to
+    /// answer: see ``PostAnswer``.
+    func post(_ body: [UInt8], to topic: String, idempotencyKey key: String?) async -> PostAnswer {
+        if let refused = PostAnswer.refusal(body, topic: topic, key: key) { return refused }
+        do {
+            return .accepted(try await log.append(String(decoding: body, as: UTF8.self), to: topic, idempotencyKey: key))
+        } catch {
+            return .failed(PostgresEventLogError.classified(error))
         }
-        return Response(status: .accepted, headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: Self.accepted(id))))
+    }
+}
+
+/// How the example answers `POST /events[/{topic}]`, for both frameworks:
+/// - 202 `{"id":"<id>"}` once committed — and the same to a repeat with the same `Idempotency-Key`
+///   (1 to 255 printable ASCII characters), which appends nothing;
+/// - 400 for what can never be appended: a body that is empty or not UTF-8 (decoded validating), one
+///   with a NUL character, a topic name outside the log's rule, a malformed key; 413 over 1 MiB;
+/// - 422 for a key used before with another topic or body;
+/// - 503 with `Retry-After` when the database cannot take it: `Sluice-Outcome: not-stored`, or
+///   `Sluice-Outcome: unknown` when the event may have been stored (retry with the same key to
+///   store it once; without one a retry may store it twice).
+struct PostAnswer: Sendable {
+    let status: Int
+    let text: String
+    let outcome: String?
+    var isJSON: Bool { status == 202 }
+
+    static func accepted(_ id: EventID) -> PostAnswer {
+        PostAnswer(status: 202, text: "{\"id\":\"\(id)\"}\n", outcome: nil)
     }
 
-    /// The body of a 202: the event's id.
-    static func accepted(_ id: EventID) -> String { "{\"id\":\"\(id)\"}\n" }
-    /// The body of a 503.
-    static let unavailable = "the event could not be stored; try again\n"
+    static func failed(_ error: PostgresEventLogError) -> PostAnswer {
+        switch error.kind {
+        case .invalid: PostAnswer(status: 400, text: "\(error.message)\n", outcome: nil)
+        case .idempotencyKeyReused: PostAnswer(status: 422, text: "\(error.message)\n", outcome: nil)
+        case .outcomeUnknown:
+            PostAnswer(status: 503, text: "the event may have been stored: retry with the same Idempotency-Key to store it once\n",
+                       outcome: "unknown")
+        case .unavailable, .limitReached:
+            PostAnswer(status: 503, text: "the event was not stored; try again\n", outcome: "not-stored")
+        }
+    }
+
+    /// The answer to a post that can never be appended, checked before any query; `nil` when it
+    /// may be.
+    static func refusal(_ body: [UInt8], topic: String, key: String?) -> PostAnswer? {
+        if body.count > FeedRoutes.largestPost {
+            return PostAnswer(status: 413, text: "an event is at most \(FeedRoutes.largestPost) bytes\n", outcome: nil)
+        }
+        guard !body.isEmpty, String(validating: body, as: UTF8.self) != nil else {
+            return PostAnswer(status: 400, text: "the body must be UTF-8 text, not empty\n", outcome: nil)
+        }
+        guard !body.contains(0) else {
+            return PostAnswer(status: 400, text: "the body must not contain a NUL character\n", outcome: nil)
+        }
+        guard PostgresEventLog.isValidTopic(topic) else {
+            return PostAnswer(status: 400, text: "a topic name is 1 to \(PostgresEventLog.maximumTopicLength) ASCII letters, digits, _ - . : or @\n",
+                              outcome: nil)
+        }
+        if let key, !PostgresEventLog.isValidIdempotencyKey(key) {
+            return PostAnswer(status: 400, text: "an Idempotency-Key is 1 to 255 printable ASCII characters\n", outcome: nil)
+        }
+        return nil
+    }
+}
+
+extension PostgresEventLogError {
+    /// `error` as a log error (any other error: the outcome is not known).
+    static func classified(_ error: any Error) -> PostgresEventLogError {
+        error as? PostgresEventLogError ?? PostgresEventLogError(.outcomeUnknown, "\(error)")
+    }
 }

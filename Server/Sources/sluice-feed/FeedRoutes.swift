@@ -14,9 +14,10 @@ import SluiceHummingbird
 /// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":"…","data":"…"}`
 ///   (resume with `?lastEventId=<id>`); each text message the client sends is posted as an event.
 /// - `POST /events` (and, with `--postgres`, `POST /events/{topic}`) — the body (UTF-8 text, at most
-///   1 MiB) becomes one event. With `--postgres` it is appended to the event log, and the answer
-///   is 202 with `{"id":"<id>"}` once it is committed, 503 with `Retry-After` when the database
-///   cannot take it; without, it goes straight into this instance's feed (202).
+///   1 MiB) becomes one event. With `--postgres` it is appended to the event log under its
+///   `Idempotency-Key`, if any, and answered as ``PostAnswer`` says (202 with `{"id":"<id>"}` once
+///   committed, 4xx for what can never be, 503 telling whether it may have been stored); without,
+///   it goes straight into this instance's feed (202).
 /// - `GET /metrics` — the process's metrics in Prometheus's text format: the feeds'
 ///   (`sluice_feed_…`, dimension `feed`: the topic) and the event log listener's (`sluice_log_…`).
 /// - `GET /ready` — 200 while the instance can serve every event: always alone; with
@@ -45,12 +46,13 @@ struct FeedRoutes: Sendable {
         return nil
     }
 
-    /// Publishes `text` as the routes do: appended to the event log's `topic`, or into this
-    /// instance's feed.
-    func post(_ text: String, to topic: String = EventLogBackend.defaultTopic) async -> Response {
-        if let backend { return await backend.post(text, to: topic) }
-        input.publish(text)
-        return Response(status: .accepted)
+    /// Publishes a post's `body` as the routes do: appended to the event log's `topic` under its
+    /// `Idempotency-Key` (see ``PostAnswer``), or into this instance's feed.
+    func post(_ body: [UInt8], to topic: String = EventLogBackend.defaultTopic, idempotencyKey: String?) async -> PostAnswer {
+        if let backend { return await backend.post(body, to: topic, idempotencyKey: idempotencyKey) }
+        if let refused = PostAnswer.refusal(body, topic: topic, key: nil) { return refused }
+        input.publish(String(decoding: body, as: UTF8.self))
+        return PostAnswer(status: 202, text: "", outcome: nil)
     }
 
     func httpRouter() -> Router<BasicRequestContext> {
@@ -67,12 +69,12 @@ struct FeedRoutes: Sendable {
             }
             router.post("/events/:topic") { request, context in
                 let topic = try context.parameters.require("topic")
-                return await Self.posted(request) { await post($0, to: topic) }
+                return await posted(request, to: topic)
             }
         } else {
             router.get("/events") { request, _ in engine.eventsResponse(to: request) }
         }
-        router.post("/events") { request, _ in await Self.posted(request) { await post($0) } }
+        router.post("/events") { request, _ in await posted(request, to: EventLogBackend.defaultTopic) }
         router.get("/metrics") { _, _ in
             var bytes: [UInt8] = []
             metrics.emit(into: &bytes)
@@ -113,7 +115,7 @@ struct FeedRoutes: Sendable {
             let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
             let feed = try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed
             try await SluiceEngine.serveWebSocket(feed: feed, inbound: inbound, outbound: outbound, from: start) { text in
-                if !text.isEmpty, text.utf8.count <= Self.largestPost { _ = await routes.post(text) }
+                _ = await routes.post(Array(text.utf8), idempotencyKey: nil)
             }
         }
         return router
@@ -134,16 +136,22 @@ struct FeedRoutes: Sendable {
             """
     }
 
-    /// The body of a post as text, handed to `post`; 413 or 400 when it is too large or not text.
-    private static func posted(_ request: Request, _ post: (String) async -> Response) async -> Response {
+    /// A post's body appended to `topic` (see ``PostAnswer``).
+    private func posted(_ request: Request, to topic: String) async -> Response {
         var request = request
-        guard let body = try? await request.collectBody(upTo: largestPost + 1), body.readableBytes <= largestPost else {
-            return text(.contentTooLarge, "an event is at most \(largestPost) bytes\n")
+        guard let body = try? await request.collectBody(upTo: Self.largestPost + 1) else {
+            return Self.answer(PostAnswer(status: 413, text: "an event is at most \(Self.largestPost) bytes\n", outcome: nil))
         }
-        guard let text = body.getString(at: body.readerIndex, length: body.readableBytes), !text.isEmpty else {
-            return Self.text(.badRequest, "the body must be UTF-8 text, not empty\n")
-        }
-        return await post(text)
+        let key = request.headers[.init("Idempotency-Key")!]
+        return Self.answer(await post(Array(body.readableBytesView), to: topic, idempotencyKey: key))
+    }
+
+    private static func answer(_ answer: PostAnswer) -> Response {
+        var headers: HTTPFields = [.contentType: answer.isJSON ? "application/json" : "text/plain; charset=utf-8"]
+        if answer.status == 503 { headers[.retryAfter] = "1" }
+        if let outcome = answer.outcome { headers[.init("Sluice-Outcome")!] = outcome }
+        return Response(status: .init(code: answer.status), headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: answer.text)))
     }
 
     private static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {

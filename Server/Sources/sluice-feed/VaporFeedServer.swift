@@ -42,7 +42,15 @@ struct VaporFeedServer: Service {
         app.post("events") { request in await Self.post(request, to: EventLogBackend.defaultTopic, routes) }
         if backend != nil {
             app.get("events", ":topic") { request in
-                ServerSentEvents(feed: try await feed(try request.parameters.require("topic"))).response(to: request)
+                do {
+                    return ServerSentEvents(feed: try await feed(try request.parameters.require("topic"))).response(to: request)
+                } catch {
+                    let refusal = FeedRefusal(error)
+                    let response = Self.response(HTTPResponseStatus(statusCode: refusal.status),
+                                                 refusal.isRetriable ? "the topic's events are unavailable; try again\n" : "\(error)\n")
+                    if refusal.isRetriable { response.headers.replaceOrAdd(name: .retryAfter, value: "1") }
+                    return response
+                }
             }
             app.post("events", ":topic") { request in await Self.post(request, to: try request.parameters.require("topic"), routes) }
         }
@@ -60,8 +68,8 @@ struct VaporFeedServer: Service {
                 .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
             }.serve(socket, from: start) { incoming in
                 incoming.sink { message in
-                    if case .text(let text) = message, !text.isEmpty, text.utf8.count <= FeedRoutes.largestPost {
-                        Task { _ = await routes.append(text, to: EventLogBackend.defaultTopic) }
+                    if case .text(let text) = message {
+                        Task { _ = await routes.post(Array(text.utf8), idempotencyKey: nil) }
                     }
                 }
             }
@@ -79,22 +87,15 @@ struct VaporFeedServer: Service {
         app.get("stats") { _ in Self.response(.ok, await routes.statsJSON(), type: "application/json") }
     }
 
-    /// A post's body as one event of `topic`: 202 with its id once committed (or at once, without
-    /// PostgreSQL), 503 when the database cannot take it, 400 when the body is not text.
+    /// A post's body as one event of `topic`, answered as ``PostAnswer`` says.
     private static func post(_ request: Request, to topic: String, _ routes: FeedRoutes) async -> Response {
-        guard let body = request.body.string, !body.isEmpty else {
-            return response(.badRequest, "the body must be UTF-8 text, not empty\n")
-        }
-        guard let backend = routes.backend else {
-            routes.input.publish(body)
-            return Response(status: .accepted)
-        }
-        guard let id = await backend.append(body, to: topic) else {
-            let response = response(.serviceUnavailable, EventLogBackend.unavailable)
-            response.headers.replaceOrAdd(name: .retryAfter, value: "1")
-            return response
-        }
-        return response(.accepted, EventLogBackend.accepted(id), type: "application/json")
+        let body = request.body.data.map { Array($0.readableBytesView) } ?? []
+        let answer = await routes.post(body, to: topic, idempotencyKey: request.headers.first(name: "Idempotency-Key"))
+        let response = response(HTTPResponseStatus(statusCode: answer.status), answer.text,
+                                type: answer.isJSON ? "application/json" : "text/plain; charset=utf-8")
+        if answer.status == 503 { response.headers.replaceOrAdd(name: .retryAfter, value: "1") }
+        if let outcome = answer.outcome { response.headers.replaceOrAdd(name: "Sluice-Outcome", value: outcome) }
+        return response
     }
 
     private static func response(_ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8") -> Response {

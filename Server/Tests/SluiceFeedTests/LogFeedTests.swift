@@ -21,15 +21,24 @@ import Testing
 
         init(epoch: String = "e1") { self.epoch = epoch }
 
-        func append(_ count: Int) {
+        private let held = NIOLockedValueBox<[LogEntry<String>]>([])
+
+        /// Appends `count` events; `live`: sent to the feeds at once, else held back until
+        /// ``deliverHeld()`` (committed, not yet read by this instance).
+        func append(_ count: Int, live isLive: Bool = true) {
             for _ in 0..<count {
                 let entry = entries.withLockedValue { entries -> LogEntry<String> in
                     let entry = LogEntry<String>.event(EventID(epoch: epoch, position: UInt64(entries.count + 1)), "v\(entries.count + 1)")
                     entries.append(entry)
                     return entry
                 }
-                live.send(entry)
+                if isLive { live.send(entry) } else { held.withLockedValue { $0.append(entry) } }
             }
+        }
+
+        /// Sends the held-back events to the feeds.
+        func deliverHeld() {
+            held.withLockedValue { held in defer { held = [] }; return held }.forEach { live.send($0) }
         }
 
         /// Forgets the events up to `position`, as retention does.
@@ -45,7 +54,9 @@ import Testing
             FeedHistory { [self] after, limit in
                 if failing.withLockedValue({ $0 }) { throw ReadFailure() }
                 return entries.withLockedValue { entries in
-                    guard after.epoch == epoch else { return [.reset(epoch: epoch, after: UInt64(entries.count), missed: nil)] }
+                    guard after.epoch == epoch, after.position <= entries.count else {   // another epoch, or never had it
+                        return [.reset(epoch: epoch, after: UInt64(entries.count), missed: nil)]
+                    }
                     let rest = entries.dropFirst(Int(after.position))
                     var out: [LogEntry<String>] = []
                     if let firstKept = rest.firstIndex(where: { if case .event = $0 { true } else { false } }),
@@ -123,14 +134,46 @@ import Testing
         #expect(feed.stats.connectedClients == 1)
     }
 
-    @Test func aClientAheadOfThisFeedGetsOnlyWhatComesAfterIt() {
+    @Test func aClientAheadOfThisFeedGetsOnlyWhatComesAfterIt() async {
+        let log = MemoryLog()
+        let feed = EventFeed(log: log.live, after: id(0), history: log.history)
+        log.append(3)
+        log.append(2, live: false)                     // 4 and 5 committed, not read here yet
+        let client = Client()
+        feed.client(after: id(5)).subscribe(client)   // from an instance that had read further
+        log.deliverHeld()
+        log.append(2)                                  // 4...7 reach this feed
+        await waitUntil { client.values.count == 2 }
+        #expect(positions(client.values) == [6, 7])
+        #expect(!client.values.contains { if case .reset = $0 { true } else { false } })
+    }
+
+    @Test func anIdAheadOfTheLogIsResetAndTheStreamGoesOn() async {
         let log = MemoryLog()
         let feed = EventFeed(log: log.live, after: id(0), history: log.history)
         log.append(3)
         let client = Client()
-        feed.client(after: id(5)).subscribe(client)   // from an instance that had read further
-        log.append(4)                                  // 4...7 reach this feed
-        #expect(positions(client.values) == [6, 7])
+        feed.client(after: id(1_000)).subscribe(client)   // the log never had it (a failover lost it, or forged)
+        await waitUntil { !client.values.isEmpty }
+        log.append(2)
+        await waitUntil { client.values.count == 3 }
+        #expect(client.values.first == .reset(missed: nil))
+        #expect(positions(client.values) == [4, 5])
+    }
+
+    @Test func theOriginStandsBeforeTheFirstEventOfWhateverHistoryFollows() async {
+        let log = MemoryLog(epoch: "e7")
+        let feed = EventFeed(log: log.live, after: .origin, history: log.history)
+        let live = Client(), fromOrigin = Client()
+        feed.client().subscribe(live)
+        feed.client(after: .origin).subscribe(fromOrigin)
+        log.append(2)
+        #expect(live.values == [.event(id: EventID(epoch: "e7", position: 1), "v1"), .event(id: EventID(epoch: "e7", position: 2), "v2")])
+        #expect(fromOrigin.values == live.values)
+        let later = Client()
+        feed.client(after: .origin).subscribe(later)
+        #expect(later.values == live.values)
+        #expect(feed.lastEventID == EventID(epoch: "e7", position: 2))
     }
 
     @Test func retentionThatPassedTheClientIsAResetThenWhatIsLeft() async {

@@ -37,6 +37,13 @@ final class FreezingProxy: Sendable {
         pairs.withLockedValue { $0.forEach { $0.frozen.withLockedValue { $0 = true } } }
     }
 
+    /// Stops every connection carried so far from passing the server's answers, while what the
+    /// client sends still reaches the server: a statement is run and committed, and its answer
+    /// lost — what a client sees of a connection that died right after `COMMIT`.
+    func freezeAnswers() {
+        pairs.withLockedValue { $0.forEach { $0.answersFrozen.withLockedValue { $0 = true } } }
+    }
+
     /// How many of the connections made to the proxy are still open on the client's side.
     var openConnections: Int {
         pairs.withLockedValue { $0.filter { $0.client?.isActive == true }.count }
@@ -54,6 +61,7 @@ final class FreezingProxy: Sendable {
         var client: (any Channel)?
         var server: (any Channel)?
         let frozen = NIOLockedValueBox(false)
+        let answersFrozen = NIOLockedValueBox(false)
     }
 
     final class GlueHandler: ChannelDuplexHandler, @unchecked Sendable {
@@ -72,6 +80,7 @@ final class FreezingProxy: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !glue.frozen.withLockedValue({ $0 }) else { return }   // swallowed: the peer never hears it
+            if side == .server, glue.answersFrozen.withLockedValue({ $0 }) { return }
             peer?.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 

@@ -117,8 +117,7 @@ import Testing
 
     @Test func aBatchIsAppendedInOrderInOneStatementAndCommitsWithItsTransaction() async throws {
         try await TestDatabase.withLog { log in
-            let start = try await log.head(of: "t")
-            try await log.append("first", to: "t")
+            let start = try await log.append("first", to: "t")
             let ids = try await log.client.withTransaction(logger: logger) { connection in
                 try await log.append(contentsOf: ["a", "b", "c"], to: "t", on: connection)
             }
@@ -133,7 +132,7 @@ import Testing
             #expect(try await log.append(contentsOf: [], to: "t").isEmpty)
             let more = try await log.append(contentsOf: ["d"], to: "t")
             #expect(more.map(\.position) == [5])
-            let entries = try await log.entries(of: "t", after: start, limit: 10)
+            let entries = try await log.entries(of: "t", after: .origin, limit: 10)
             #expect(entries.map { if case .event(_, let text) = $0 { text } else { "reset" } } == ["first", "a", "b", "c", "d"])
         }
     }
@@ -257,7 +256,34 @@ import Testing
             try await log.append("x", to: "t")
             try await log.migrate()
             #expect(try await log.head(of: "t").position == 1)
-            #expect(log.migrationSQL.allSatisfy { $0.contains("IF NOT EXISTS") })
+            #expect(log.migrationSQL.allSatisfy { $0.contains("IF NOT EXISTS") || $0.contains("CREATE OR REPLACE") })
+        }
+    }
+
+    @Test func migratingTablesOfTheEarlierVersionAddsTagsAndKeys() async throws {
+        try await TestDatabase.withLog { made in
+            // The tables as the earlier version made them: no tag, no keys, no function.
+            let prefix = "old\(UInt32.random(in: 0...UInt32.max))"
+            try await TestDatabase.run("""
+                CREATE TABLE \(prefix)_topics (topic text PRIMARY KEY,
+                    epoch text NOT NULL DEFAULT substr(md5(random()::text || clock_timestamp()::text), 1, 12),
+                    head bigint NOT NULL DEFAULT 0)
+                """)
+            try await TestDatabase.run("""
+                CREATE TABLE \(prefix)_events (topic text NOT NULL REFERENCES \(prefix)_topics (topic) ON DELETE CASCADE,
+                    position bigint NOT NULL, payload text NOT NULL, written_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (topic, position))
+                """)
+            try await TestDatabase.run("INSERT INTO \(prefix)_topics (topic, head) VALUES ('t', 1)")
+            try await TestDatabase.run("INSERT INTO \(prefix)_events (topic, position, payload) VALUES ('t', 1, 'kept')")
+            let log = PostgresEventLog(client: made.client, prefix: prefix)
+            try await log.migrate()
+            try await log.migrate()
+            #expect(try await TestDatabase.run("SELECT (tag IS NOT NULL)::text FROM \(prefix)_events") == ["true"])
+            let second = try await log.append("keyed", to: "t", idempotencyKey: "k")
+            #expect(second.position == 2)
+            #expect(try await log.append("keyed", to: "t", idempotencyKey: "k") == second)
+            #expect(try await TestDatabase.run("SELECT payload FROM \(prefix)_events ORDER BY position") == ["kept", "keyed"])
         }
     }
 }

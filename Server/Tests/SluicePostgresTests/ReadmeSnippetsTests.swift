@@ -123,7 +123,8 @@ import SluiceHummingbird
         }
 
         // (The test: the commit, a rollback, and a browser-like client that resumes after the event.)
-        #expect(printed.value == ["event \(EventID(epoch: before.epoch, position: before.position + 1))"])
+        #expect(printed.value == ["event \(id)"])
+        #expect(id.position == before.position + 1 && (before.isOrigin || id.epoch == before.epoch))
         struct Declined: Error {}
         await #expect(throws: (any Error).self) {
             try await postgres.withTransaction(logger: logger) { connection in
@@ -148,5 +149,29 @@ import SluiceHummingbird
         #expect(client.events.map(\.withoutEpoch) == [SSEFrame(id: id.position, data: [#"{"order":42}"#])])
         #expect(client.events.first?.eventID == id)
         await client.close()
+    }
+
+    @Test func idempotentProducerSnippet() async throws {
+        let printed = Shared<[String]>([])
+        func print(_ items: Any...) { printed.mutate { $0.append(items.map { "\($0)" }.joined(separator: " ")) } }
+        try await TestDatabase.withLog { log in
+            // README: "A fleet that loses nothing: the event log" (the idempotent producer)
+            // A producer that retries after an unknown outcome: one event, whatever the network did.
+            let key = "order-42-created"
+            let first = try await log.append(#"{"order":42}"#, to: "orders", idempotencyKey: key)
+            let again = try await log.append(#"{"order":42}"#, to: "orders", idempotencyKey: key)
+            print(again == first)                                         // true: the same id, no second event
+
+            #expect(printed.value == ["true"])
+            #expect(try await log.head(of: "orders") == first)
+            let readme = try String(contentsOfFile: #filePath.replacingOccurrences(
+                of: "Tests/SluicePostgresTests/ReadmeSnippetsTests.swift", with: "README.md"), encoding: .utf8)
+            #expect(readme.contains("""
+                let key = "order-42-created"
+                let first = try await log.append(#"{"order":42}"#, to: "orders", idempotencyKey: key)
+                let again = try await log.append(#"{"order":42}"#, to: "orders", idempotencyKey: key)
+                print(again == first)                                         // true: the same id, no second event
+                """))
+        }
     }
 }

@@ -32,10 +32,33 @@ import SluiceFeed
 ///   position; PostgreSQL delivers it at commit, and never for a rolled-back transaction. Readers
 ///   read the table: a lost wake-up delays an event (until the listener's next probe), it never
 ///   loses one.
-/// - **Epochs**: a topic's epoch is drawn when its row is made. Deleting the row (or truncating
-///   both tables) loses the history; the topic's next row has a new epoch, so an id of the old one
-///   is never taken for a position of the new. Deleting events only (``trim(_:)``, or truncating
-///   the events table) keeps the epoch: a reader asking for them learns they are gone.
+/// - **Epochs**: a topic's epoch is drawn when its row is made, by its first append (reading a
+///   topic never appended to writes nothing: its head is ``/SluiceFeed/EventID/origin``, from
+///   which its first history continues). Deleting the row (or truncating the tables) loses the
+///   history; the topic's next row has a new epoch, so an id of the old one is never taken for a
+///   position of the new. Deleting events only (``trim(_:)``, or truncating the events table)
+///   keeps the epoch: a reader asking for them learns they are gone.
+/// - **History that moved is told, never skipped.** A database replaced by a copy that missed its
+///   last commits (an asynchronous standby promoted, a backup restored) reuses their positions for
+///   other events. Every event row carries a random 63-bit **tag**; a listener's reader keeps the
+///   tags of the latest events it read (16 bytes each, 256 per topic) and checks, at each read, that
+///   the event at its position still has its tag. When the head is behind the reader, or the tag
+///   changed, the history it handed out is no longer the database's: the reader gives the topic a
+///   new epoch (so every id of the old one, on every instance, gets a reset) and its clients a reset
+///   to the last position whose tag still agrees, then the events of the current history. An id
+///   ahead of its topic's head (one the database never had, or forged) gets a reset to the head.
+///   The limit: positions reused while no running instance was reading the topic cannot be told
+///   apart by an id alone (an id carries no tag); such a client resumes from the position it names.
+/// - **Idempotent appends**: an append with an `idempotencyKey` (``isValidIdempotencyKey(_:)``)
+///   appends once; a repeat — after a timeout, a lost connection, on another instance, or at the
+///   same time — returns the first append's ids and appends nothing, while the key is kept (the
+///   retention's ``PostgresEventLogRetention/idempotencyWindow``, 10 minutes). The same key with
+///   another topic or other payloads throws ``PostgresEventLogError/Kind/idempotencyKeyReused``.
+///   In a caller's transaction, use PostgreSQL's default isolation (read committed); a repeat waits
+///   for the first append's transaction to end.
+/// - **Errors tell what a retry does** (``PostgresEventLogError/Kind``): a topic name outside
+///   ``isValidTopic(_:)`` or a payload with a NUL character is refused before any query; a
+///   standalone append that timed out or lost its connection is ``PostgresEventLogError/Kind/outcomeUnknown``.
 public struct PostgresEventLog: Sendable {
     /// The client that appends without a transaction of the caller's and reads.
     public let client: PostgresClient
@@ -51,6 +74,7 @@ public struct PostgresEventLog: Sendable {
     let logger: Logger
     let topics: String
     let events: String
+    let keys: String
 
     /// A log in the tables named after `prefix`, reached through `client` (which the app runs, in
     /// its `ServiceGroup` or with `client.run()`). `prefix` is an SQL identifier: letters, digits
@@ -65,11 +89,13 @@ public struct PostgresEventLog: Sendable {
         self.logger = logger
         topics = "\(prefix)_topics"
         events = "\(prefix)_events"
+        keys = "\(prefix)_keys"
     }
 
     // MARK: Tables
 
-    /// The SQL that makes the log's tables (idempotent): for a migration tool, or ``migrate()``.
+    /// The SQL that makes the log's tables and its function (idempotent, and brings tables made by
+    /// an earlier version up to date): for a migration tool, or ``migrate()``.
     public var migrationSQL: [String] {
         [
             """
@@ -85,10 +111,64 @@ public struct PostgresEventLog: Sendable {
                 position bigint NOT NULL,
                 payload text NOT NULL,
                 written_at timestamptz NOT NULL DEFAULT now(),
+                tag bigint NOT NULL DEFAULT (random() * 9.2e18)::bigint,
                 PRIMARY KEY (topic, position)
             )
             """,
             "CREATE INDEX IF NOT EXISTS \(events)_written_at ON \(events) (written_at)",
+            // Tables of an earlier version have no tag yet (altered only then: ALTER locks the table).
+            """
+            DO $do$ BEGIN
+                IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '\(events)'::regclass AND attname = 'tag') THEN
+                    ALTER TABLE \(events) ADD COLUMN tag bigint NOT NULL DEFAULT (random() * 9.2e18)::bigint;
+                END IF;
+            END $do$
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(keys) (
+                key text PRIMARY KEY,
+                topic text NOT NULL,
+                digest text NOT NULL,
+                epoch text,
+                last bigint,
+                made_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS \(keys)_made_at ON \(keys) (made_at)",
+            // A keyed append in one round trip: claim the key (a repeat waits here for the first
+            // append's transaction), else answer with what the first append got. Each statement
+            // of a function reads a snapshot of its own, so the claim's winner is seen at once.
+            """
+            CREATE OR REPLACE FUNCTION \(prefix)_append_keyed(p_topic text, p_payloads text[], p_channel text, p_key text)
+            RETURNS TABLE (o_epoch text, o_last bigint, o_outcome text) LANGUAGE plpgsql AS $fn$
+            DECLARE
+                v_digest text := md5(p_topic || chr(31) || p_payloads::text);
+                v_count bigint := cardinality(p_payloads);
+                v_key record;
+                v_epoch text;
+                v_head bigint;
+            BEGIN
+                LOOP
+                    INSERT INTO \(keys) (key, topic, digest) VALUES (p_key, p_topic, v_digest) ON CONFLICT (key) DO NOTHING;
+                    EXIT WHEN FOUND;
+                    SELECT k.digest, k.epoch, k.last INTO v_key FROM \(keys) k WHERE k.key = p_key;
+                    IF FOUND THEN
+                        RETURN QUERY SELECT v_key.epoch, v_key.last,
+                            CASE WHEN v_key.digest = v_digest THEN 'repeated' ELSE 'reused' END;
+                        RETURN;
+                    END IF;   -- trimmed between the two statements: claim it again
+                END LOOP;
+                INSERT INTO \(topics) AS t (topic, head) VALUES (p_topic, v_count)
+                ON CONFLICT (topic) DO UPDATE SET head = t.head + v_count
+                RETURNING t.epoch, t.head INTO v_epoch, v_head;
+                INSERT INTO \(events) (topic, position, payload)
+                SELECT p_topic, v_head - v_count + p.n, p.payload FROM unnest(p_payloads) WITH ORDINALITY AS p(payload, n);
+                PERFORM pg_notify(p_channel, v_head::text);
+                UPDATE \(keys) SET epoch = v_epoch, last = v_head WHERE key = p_key;
+                RETURN QUERY SELECT v_epoch, v_head, 'appended';
+            END
+            $fn$
+            """,
         ]
     }
 
@@ -99,172 +179,6 @@ public struct PostgresEventLog: Sendable {
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(topics)))", logger: logger)
             for sql in migrationSQL { try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
         }
-    }
-
-    // MARK: Appending
-
-    /// Appends `payload` to `topic` on `connection` — inside the caller's transaction when one is
-    /// open there, so that the event exists if and only if that transaction commits — and returns
-    /// its id. Other transactions appending to `topic` wait for this one to end (see the type's
-    /// notes). The topic is made on its first event.
-    @discardableResult
-    public func append(_ payload: String, to topic: String, on connection: PostgresConnection) async throws -> EventID {
-        try await append(contentsOf: [payload], to: topic, on: connection)[0]
-    }
-
-    /// Appends `payload` to `topic` in a transaction of its own (committed when this returns).
-    /// Throws when the database does not answer within ``timeout`` (the event may then have been
-    /// committed).
-    @discardableResult
-    public func append(_ payload: String, to topic: String) async throws -> EventID {
-        try await append(contentsOf: [payload], to: topic)[0]
-    }
-
-    /// Appends `payloads` to `topic`, in order, in one statement on `connection` (inside the caller's
-    /// transaction when one is open there) and returns their ids: one lock, one wake-up and one
-    /// round trip for all of them. An empty array appends nothing and returns no id.
-    @discardableResult
-    public func append(contentsOf payloads: [String], to topic: String, on connection: PostgresConnection) async throws -> [EventID] {
-        guard !payloads.isEmpty else { return [] }
-        let rows = try await connection.query(appendQuery(payloads, topic), logger: logger)
-        return try await Self.appended(rows, count: payloads.count)
-    }
-
-    /// Appends `payloads` to `topic`, in order, in a transaction of their own; returns their ids.
-    /// Throws when the database does not answer within ``timeout`` (the events may then have been
-    /// committed).
-    @discardableResult
-    public func append(contentsOf payloads: [String], to topic: String) async throws -> [EventID] {
-        guard !payloads.isEmpty else { return [] }
-        let (logger, query) = (logger, appendQuery(payloads, topic))
-        return try await onConnection(timeout: timeout) { connection in
-            try await Self.appended(try await connection.query(query, logger: logger), count: payloads.count)
-        }
-    }
-
-    private func appendQuery(_ payloads: [String], _ topic: String) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(topic)
-        bindings.append(payloads)
-        bindings.append(Self.channel(of: topic))
-        return PostgresQuery(unsafeSQL: """
-            WITH t AS (
-                INSERT INTO \(topics) AS t (topic, head) VALUES ($1, cardinality($2::text[]))
-                ON CONFLICT (topic) DO UPDATE SET head = t.head + cardinality($2::text[])
-                RETURNING t.epoch, t.head
-            ), e AS (
-                INSERT INTO \(events) (topic, position, payload)
-                SELECT $1, t.head - cardinality($2::text[]) + p.n, p.payload
-                FROM t, unnest($2::text[]) WITH ORDINALITY AS p(payload, n)
-            )
-            SELECT epoch, head, pg_notify($3, head::text)::text FROM t
-            """, binds: bindings)
-    }
-
-    private static func appended(_ rows: PostgresRowSequence, count: Int) async throws -> [EventID] {
-        for try await (epoch, head, _) in rows.decode((String, Int64, String).self) {
-            let last = UInt64(head)
-            return (last - UInt64(count) + 1...last).map { EventID(epoch: epoch, position: $0) }
-        }
-        throw PostgresEventLogError(message: "the append returned no row")
-    }
-
-    // MARK: Reading
-
-    /// The id of `topic`'s latest event (position 0 of its epoch before the first); makes the
-    /// topic, with a new epoch, if it does not exist. Throws when the database does not answer
-    /// within ``timeout``.
-    public func head(of topic: String) async throws -> EventID {
-        let log = self
-        return try await onConnection(timeout: timeout) { try await log.readHead(of: topic, on: $0) }
-    }
-
-    private func readHead(of topic: String, on connection: PostgresConnection) async throws -> EventID {
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            WITH made AS (INSERT INTO \(topics) (topic) VALUES ($1) ON CONFLICT (topic) DO NOTHING RETURNING epoch, head)
-            SELECT epoch, head FROM made UNION ALL SELECT epoch, head FROM \(topics) WHERE topic = $1
-            """, binds: Self.bindings(topic)), logger: logger)
-        for try await (epoch, head) in rows.decode((String, Int64).self) {
-            return EventID(epoch: epoch, position: UInt64(head))
-        }
-        throw PostgresEventLogError(message: "topic \(topic) has no row")
-    }
-
-    /// `topic`'s entries after `id`, in order, at most `limit` events, read in one snapshot:
-    /// - the events after it, when its epoch is the topic's and they are all still there;
-    /// - first a ``/SluiceFeed/LogEntry/reset(epoch:after:missed:)`` saying how many are gone, when retention
-    ///   (or a truncation) removed some of them, then the events that are left;
-    /// - only a reset, to the topic's head, when `id`'s epoch is not the topic's (the history it
-    ///   belongs to is gone) or the topic does not exist (it is then made).
-    /// Empty: nothing after `id` yet. Throws when the database does not answer within ``timeout``.
-    public func entries(of topic: String, after id: EventID, limit: Int) async throws -> [LogEntry<String>] {
-        try await entries(of: topic, after: id, limit: limit, timeout: timeout)
-    }
-
-    /// ``entries(of:after:limit:)`` with a limit of its own on how long the database may take.
-    func entries(of topic: String, after id: EventID, limit: Int, timeout: Duration) async throws -> [LogEntry<String>] {
-        let log = self
-        return try await onConnection(timeout: timeout) { try await log.entries(of: topic, after: id, limit: limit, on: $0) }
-    }
-
-    private func entries(of topic: String, after id: EventID, limit: Int, on connection: PostgresConnection) async throws -> [LogEntry<String>] {
-        var bindings = Self.bindings(topic)
-        bindings.append(Int64(clamping: id.position))
-        bindings.append(Int64(max(limit, 1)))
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT t.epoch, t.head, e.position, e.payload FROM \(topics) t
-            LEFT JOIN LATERAL (SELECT position, payload FROM \(events)
-                               WHERE topic = t.topic AND position > $2 ORDER BY position LIMIT $3) e ON true
-            WHERE t.topic = $1
-            """, binds: bindings), logger: logger)
-        var epoch: String?
-        var head: UInt64 = 0
-        var found: [(UInt64, String)] = []
-        for try await (rowEpoch, rowHead, position, payload) in rows.decode((String, Int64, Int64?, String?).self) {
-            epoch = rowEpoch
-            head = UInt64(rowHead)
-            if let position, let payload { found.append((UInt64(position), payload)) }
-        }
-        guard let epoch else {
-            let made = try await readHead(of: topic, on: connection)
-            return [.reset(epoch: made.epoch, after: made.position, missed: nil)]
-        }
-        guard epoch == id.epoch else { return [.reset(epoch: epoch, after: head, missed: nil)] }
-        var entries: [LogEntry<String>] = []
-        entries.reserveCapacity(found.count + 1)
-        let firstAfter = found.first?.0 ?? head + 1
-        if id.position < head, firstAfter > id.position + 1 {   // trimmed away
-            entries.append(.reset(epoch: epoch, after: firstAfter - 1, missed: firstAfter - 1 - id.position))
-        }
-        for (position, payload) in found {
-            entries.append(.event(EventID(epoch: epoch, position: position), payload))
-        }
-        return entries
-    }
-
-    /// `topic`'s history, for a ``/SluiceFeed/EventFeed`` over it: its clients that resume from further back
-    /// than the feed keeps in memory read it. A read that takes longer than `timeout` (30 s) fails,
-    /// so that a client is never left waiting on a dead connection: its stream ends, and it can try
-    /// again.
-    public func history(of topic: String, timeout: Duration = .seconds(30)) -> FeedHistory<String> {
-        let log = self
-        return FeedHistory { after, limit in
-            try await log.entries(of: topic, after: after, limit: limit, timeout: timeout)
-        }
-    }
-
-    /// The heads (epoch and latest position) of those of `topics` that exist, read on `connection`.
-    func heads(of topics: [String], on connection: PostgresConnection) async throws -> [String: EventID] {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(topics)
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT topic, epoch, head FROM \(self.topics) WHERE topic = ANY($1::text[])
-            """, binds: bindings), logger: logger)
-        var heads: [String: EventID] = [:]
-        for try await (topic, epoch, head) in rows.decode((String, String, Int64).self) {
-            heads[topic] = EventID(epoch: epoch, position: UInt64(head))
-        }
-        return heads
     }
 
     /// `body`'s result on a connection of the client's, or a ``PostgresEventLogError`` when it has
@@ -306,55 +220,6 @@ public struct PostgresEventLog: Sendable {
         }
     }
 
-    // MARK: Retention
-
-    /// Deletes what `retention` no longer keeps, from every topic; returns how many events went.
-    /// A topic keeps its epoch and head: a reader asking for what was deleted is told it is gone.
-    @discardableResult
-    public func trim(_ retention: PostgresEventLogRetention) async throws -> Int {
-        var deleted = 0
-        let overridden = Array(retention.topics.keys)
-        for (topic, rule) in retention.topics {
-            deleted += try await trim(rule, only: [topic], except: [])
-        }
-        deleted += try await trim(retention.default, only: nil, except: overridden)
-        return deleted
-    }
-
-    private func trim(_ rule: PostgresEventLogRetention.Rule, only: [String]?, except: [String]) async throws -> Int {
-        var deleted = 0
-        var bindings = PostgresBindings()
-        bindings.append(only ?? [])
-        bindings.append(except)
-        let scoped = only == nil
-            ? "cardinality($1::text[]) = 0 AND NOT (e.topic = ANY($2::text[]))"
-            : "e.topic = ANY($1::text[]) AND NOT (e.topic = ANY($2::text[]))"
-        if let count = rule.maximumCount {
-            var countBindings = bindings
-            countBindings.append(Int64(count))
-            deleted += try await deletedCount( PostgresQuery(unsafeSQL: """
-                WITH gone AS (DELETE FROM \(events) e USING \(topics) t
-                              WHERE e.topic = t.topic AND e.position <= t.head - $3 AND \(scoped) RETURNING 1)
-                SELECT count(*) FROM gone
-                """, binds: countBindings))
-        }
-        if let age = rule.maximumAge {
-            var ageBindings = bindings
-            ageBindings.append(Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
-            deleted += try await deletedCount( PostgresQuery(unsafeSQL: """
-                WITH gone AS (DELETE FROM \(events) e
-                              WHERE e.written_at < now() - make_interval(secs => $3) AND \(scoped) RETURNING 1)
-                SELECT count(*) FROM gone
-                """, binds: ageBindings))
-        }
-        return deleted
-    }
-
-    private func deletedCount(_ query: PostgresQuery) async throws -> Int {
-        for try await count in try await client.query(query, logger: logger).decode(Int64.self) { return Int(count) }
-        return 0
-    }
-
     // MARK: Channels
 
     /// The `NOTIFY` channel of `topic`'s wake-ups: `sluice_` and 16 hex digits of a hash of the
@@ -376,45 +241,6 @@ public struct PostgresEventLog: Sendable {
         bindings.append(topic)
         return bindings
     }
-}
-
-/// How long a ``PostgresEventLog`` keeps events: a rule for every topic, and rules of their own for
-/// some. ``PostgresEventLogTrimmer`` applies it.
-public struct PostgresEventLogRetention: Sendable {
-    /// What a topic keeps: its latest `maximumCount` events, those younger than `maximumAge`, or
-    /// both limits (an event goes when it is past either). `nil` for both: everything.
-    public struct Rule: Sendable {
-        /// How many of a topic's latest events are kept (`nil`: no limit by count).
-        public var maximumCount: Int?
-        /// How long an event is kept after it was written (`nil`: no limit by age).
-        public var maximumAge: Duration?
-
-        /// A rule; `nil` limits do not apply.
-        public init(maximumCount: Int? = nil, maximumAge: Duration? = nil) {
-            precondition((maximumCount ?? 0) >= 0, "maximumCount must not be negative")
-            self.maximumCount = maximumCount
-            self.maximumAge = maximumAge
-        }
-    }
-
-    /// The rule of every topic without one of its own.
-    public var `default`: Rule
-    /// Topics' own rules.
-    public var topics: [String: Rule]
-
-    /// Retention by `default` for every topic, and by `topics[name]` for those named there.
-    public init(default: Rule, topics: [String: Rule] = [:]) {
-        self.default = `default`
-        self.topics = topics
-    }
-}
-
-/// What went wrong with the event log that PostgreSQL itself did not report.
-public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible {
-    /// What happened.
-    public let message: String
-    /// The message.
-    public var description: String { message }
 }
 
 /// A leased connection that was already closed, or closing, by an earlier call's limit (see

@@ -18,8 +18,12 @@ import SluiceFeed
 ///   `maxInFlight` values, then one more each time a value has been appended (or has failed).
 /// - **Each value's fate** is reported on ``outcomes``, in the order the values came:
 ///   ``Outcome/appended(_:_:)`` with the event's id once its transaction has committed, or
-///   ``Outcome/failed(_:_:)`` — the encoder threw, or the append failed (the database unreachable:
-///   the value is not retried) — and the next value goes on.
+///   ``Outcome/failed(_:_:)`` — the encoder threw, the log refused it, or its append still failed
+///   after ``maxAttempts`` — and the next value goes on.
+/// - **Retries**: an append that was not made (``PostgresEventLogError/Kind/unavailable``) is tried
+///   again, after 100 ms, then twice as long each time (up to 5 s); one whose outcome is unknown (a
+///   timeout, a connection lost under it) only when the value has an idempotency key (`key`), which
+///   makes the retry append it once.
 /// - When the upstream completes, what is queued is appended, then ``outcomes`` finishes.
 ///   ``cancel()`` stops at once: the upstream is cancelled and what is queued is dropped.
 public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subscriber, Cancellable, @unchecked Sendable {
@@ -40,8 +44,11 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
     public let topic: String
     /// The most values queued or being appended at once (the upstream demand).
     public let maxInFlight: Int
+    /// How many times a value's append is tried before it is reported failed (5).
+    public let maxAttempts: Int
 
     private let encode: (Input) throws -> String
+    private let key: ((Input) -> String?)?
     private let subject = PassthroughSubject<Outcome, Never>()
     private let queue: AsyncStream<Pending>.Continuation
     private let state = NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>((nil, false, nil))
@@ -49,18 +56,25 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
     private struct Pending: @unchecked Sendable {
         let input: Input
         let payload: Result<String, any Error>
+        let key: String?
     }
 
     /// What became of each value, in order; finishes after the upstream completes and the last
     /// value has gone, or at cancel. Not replayed: watch it before the appender gets its first value.
     public var outcomes: AnyPublisher<Outcome, Never> { subject.eraseToAnyPublisher() }
 
-    /// An appender to `topic` of `log` that turns each value into a payload with `encode`.
-    public init(log: PostgresEventLog, topic: String, maxInFlight: Int = 16, encode: @escaping (Input) throws -> String) {
+    /// An appender to `topic` of `log` that turns each value into a payload with `encode`, and
+    /// into its idempotency key with `key` (a value without one, or every value when `key` is
+    /// `nil`, is not retried when its outcome is unknown).
+    public init(log: PostgresEventLog, topic: String, maxInFlight: Int = 16, maxAttempts: Int = 5,
+                key: ((Input) -> String?)? = nil, encode: @escaping (Input) throws -> String) {
         precondition(maxInFlight > 0, "maxInFlight must be positive")
+        precondition(maxAttempts > 0, "maxAttempts must be positive")
         self.log = log
         self.topic = topic
         self.maxInFlight = maxInFlight
+        self.maxAttempts = maxAttempts
+        self.key = key
         self.encode = encode
         let (stream, continuation) = AsyncStream.makeStream(of: Pending.self)
         queue = continuation
@@ -82,7 +96,7 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
 
     /// Queues the value (encoded now; one the encoder throws on is reported as failed in its turn).
     public func receive(_ input: Input) -> Subscribers.Demand {
-        queue.yield(Pending(input: input, payload: Result { try encode(input) }))
+        queue.yield(Pending(input: input, payload: Result { try encode(input) }, key: key?(input)))
         return .none
     }
 
@@ -110,7 +124,7 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
         for await pending in values {
             if Task.isCancelled { break }
             do {
-                subject.send(.appended(pending.input, try await log.append(try pending.payload.get(), to: topic)))
+                subject.send(.appended(pending.input, try await append(pending)))
             } catch {
                 subject.send(.failed(pending.input, error))
             }
@@ -118,14 +132,33 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
         }
         subject.send(completion: .finished)
     }
+
+    /// One value's append, tried again while a retry can neither fail for good nor duplicate it.
+    private func append(_ pending: Pending) async throws -> EventID {
+        let payload = try pending.payload.get()
+        var delay = Duration.milliseconds(100)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await log.append(payload, to: topic, idempotencyKey: pending.key)
+            } catch let error as PostgresEventLogError
+                        where attempt < maxAttempts && !Task.isCancelled
+                        && (error.kind == .unavailable || (error.kind == .outcomeUnknown && pending.key != nil)) {
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
 }
 
 extension Publisher {
     /// Appends each value to `topic` of `log`, as the text `encode` makes of it: see
     /// ``PostgresEventLogAppender``. Keep the appender (it is the subscription's `Cancellable`).
-    public func appendToLog(_ log: PostgresEventLog, topic: String, maxInFlight: Int = 16,
+    public func appendToLog(_ log: PostgresEventLog, topic: String, maxInFlight: Int = 16, key: ((Output) -> String?)? = nil,
                             encode: @escaping (Output) throws -> String) -> PostgresEventLogAppender<Output, Failure> {
-        let appender = PostgresEventLogAppender<Output, Failure>(log: log, topic: topic, maxInFlight: maxInFlight, encode: encode)
+        let appender = PostgresEventLogAppender<Output, Failure>(log: log, topic: topic, maxInFlight: maxInFlight,
+                                                                 key: key, encode: encode)
         subscribe(appender)
         return appender
     }

@@ -1,4 +1,5 @@
 #if Server
+import DequeModule
 import Foundation
 import NIOPosix
 import Logging
@@ -381,6 +382,9 @@ final class TopicReader: @unchecked Sendable {
 
     private struct State {
         var after: EventID
+        /// The positions and tags of the latest events read, in order: what is checked against the
+        /// table to tell whether the history read is still the database's.
+        var tags = Deque<(position: UInt64, tag: Int64)>()
         var reading = false
         var again = false
         var stopped = false
@@ -412,9 +416,13 @@ final class TopicReader: @unchecked Sendable {
         state.withLockedValue { $0.task = task }
     }
 
-    /// Whether `head` is past what the reader has read (another epoch counts as past).
+    /// How many of the latest events' tags a reader keeps.
+    static let keptTags = 256
+
+    /// Whether `head` differs from what the reader has read: past it, or another epoch, or behind
+    /// it (the history moved back: a failover lost commits).
     func isBehind(_ head: EventID) -> Bool {
-        state.withLockedValue { head.epoch != $0.after.epoch || head.position > $0.after.position }
+        state.withLockedValue { head.epoch != $0.after.epoch || head.position != $0.after.position }
     }
 
     func stop() {
@@ -427,15 +435,26 @@ final class TopicReader: @unchecked Sendable {
     private func read() async {
         var failures = 0
         while !Task.isCancelled {
-            let after = state.withLockedValue { state -> EventID? in
+            let read = state.withLockedValue { state -> (after: EventID, tags: [(position: UInt64, tag: Int64)])? in
                 state.again = false
-                return state.stopped ? nil : state.after
+                return state.stopped ? nil : (state.after, Array(state.tags))
             }
-            guard let after else { return }
+            guard let (after, tags) = read else { return }
             do {
-                let (log, topic, pageSize) = (log, topic, pageSize)
-                let entries = try await log.entries(of: topic, after: after, limit: pageSize, timeout: readTimeout)
+                let page = try await log.page(of: topic, after: after, limit: pageSize, timeout: readTimeout)
                 failures = 0
+                if let moved = try await movedHistory(page, tags: tags) {
+                    logger.warning("event log reader: the history moved (a failover lost commits?): its clients are reset",
+                                   metadata: ["topic": "\(topic)", "after": "\(after)", "head": "\(page.head)",
+                                              "reset": "\(moved)"])
+                    subject.send(.reset(epoch: moved.epoch, after: moved.position, missed: nil))
+                    state.withLockedValue { state in
+                        state.after = moved
+                        while let last = state.tags.last, last.position > moved.position { state.tags.removeLast() }
+                    }
+                    continue
+                }
+                let entries = page.entries
                 var last = after
                 for entry in entries {
                     switch entry {
@@ -446,6 +465,11 @@ final class TopicReader: @unchecked Sendable {
                 }
                 let done = state.withLockedValue { state -> Bool in
                     state.after = last
+                    if last.epoch != after.epoch { state.tags.removeAll() }
+                    for event in page.events where event.position <= last.position {
+                        state.tags.append((event.position, event.tag))
+                        if state.tags.count > Self.keptTags { state.tags.removeFirst() }
+                    }
                     if !entries.isEmpty { return false }   // there may be more
                     if state.again { return false }
                     state.reading = false
@@ -455,12 +479,41 @@ final class TopicReader: @unchecked Sendable {
             } catch {
                 // The table could not be read (the database restarting, say): try again soon; the
                 // listener wakes every reader once it listens again as well.
+                if Task.isCancelled { break }
                 failures += 1
                 logger.warning("event log reader: read failed, trying again", metadata: ["topic": "\(topic)", "error": "\(error)"])
                 try? await Task.sleep(for: .milliseconds(min(100 * (1 << min(failures, 6)), 5_000)))
             }
         }
         state.withLockedValue { $0.reading = false }
+    }
+
+    /// Where the reader's clients go on from when the history it read is no longer the database's,
+    /// `nil` while it is. It moved when the head is behind the reader's position, or the event at
+    /// that position has another tag (its position was reused), or the topic has another epoch
+    /// (another instance saw it move first). Then the last position whose tag still agrees is
+    /// found among the kept ones, and the topic is given a new epoch if it still has the old one.
+    private func movedHistory(_ page: LogPage, tags: [(position: UInt64, tag: Int64)]) async throws -> EventID? {
+        let after = page.after
+        guard let epoch = page.epoch, !after.isOrigin else { return nil }
+        let known = tags.last.flatMap { $0.position == after.position ? $0.tag : nil }
+        let reused = known != nil && page.tagAtAfter != nil && page.tagAtAfter != known
+        if epoch == after.epoch {
+            guard page.head < after.position || reused else { return nil }
+        } else if tags.isEmpty {
+            return nil   // another epoch, nothing to compare: the page's reset to the head says it
+        }
+        var agreed = min(page.head, tags.first.map { $0.position - 1 } ?? page.head)
+        if !tags.isEmpty {
+            let current = try await log.tags(of: topic, at: tags.map(\.position), timeout: readTimeout)
+            for kept in tags {
+                guard current[kept.position] == kept.tag else { break }
+                agreed = kept.position
+            }
+        }
+        let renewed = epoch == after.epoch ? try await log.renewEpoch(of: topic, from: epoch, timeout: readTimeout) : epoch
+        if renewed == EventID.origin.epoch { return .origin }
+        return EventID(epoch: renewed, position: min(agreed, page.head))
     }
 }
 #endif

@@ -1,5 +1,6 @@
 #if Server
 import Foundation
+import Metrics
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Sluice
@@ -28,6 +29,16 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
     public let options: EventFeed<Output>.Options
     /// How long a feed without clients is kept (30 s).
     public let releaseAfter: Duration
+    /// The most feeds (topics in use) at once (10,000): a topic beyond it is refused with
+    /// ``PostgresEventLogError/Kind/limitReached`` (logged at `notice`, counted by
+    /// `sluice_topic_feeds_refused_total`) until idle feeds are released.
+    public let maximumFeeds: Int
+    /// Whether each topic's feed has metrics of its own, the topic as their `feed` dimension
+    /// (removed when the feed is released), rather than all topics' feeds counting under
+    /// ``/SluiceFeed/EventFeed/Options/name`` (`false`, the default: topic names come from clients, and
+    /// a dimension per name would grow without bound). Log lines carry the topic either way.
+    public let metricsByTopic: Bool
+    private let refusedMetric: Counter
     private let transform: @Sendable (String) -> Output
     private let feeds = NIOLockedValueBox([String: Entry]())
 
@@ -39,18 +50,31 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
     /// Feeds of `listener`'s log, each payload turned into the feed's value by `transform` once per
     /// event (for SSE, `{ ServerSentEvent(data: $0) }`: encoded once for every client).
     public init(listener: PostgresEventLogListener, options: EventFeed<Output>.Options = .init(),
-                releaseAfter: Duration = .seconds(30), transform: @escaping @Sendable (String) -> Output) {
+                releaseAfter: Duration = .seconds(30), maximumFeeds: Int = 10_000, metricsByTopic: Bool = false,
+                transform: @escaping @Sendable (String) -> Output) {
+        precondition(maximumFeeds > 0, "maximumFeeds must be positive")
         self.listener = listener
         self.options = options
         self.releaseAfter = releaseAfter
+        self.maximumFeeds = maximumFeeds
+        self.metricsByTopic = metricsByTopic
         self.transform = transform
+        refusedMetric = Counter(label: "sluice_topic_feeds_refused_total", factory: options.metrics)
     }
 
-    /// `topic`'s feed: the one in use, or a new one starting after the topic's latest event (the
-    /// topic is made in the log if it does not exist). Throws when the log cannot be read.
+    /// `topic`'s feed: the one in use, or a new one starting after the topic's latest event (a
+    /// topic never appended to is not made: its feed starts at ``/SluiceFeed/EventID/origin``). Throws
+    /// a ``PostgresEventLogError``: ``PostgresEventLogError/Kind/invalid`` for a name outside
+    /// ``PostgresEventLog/isValidTopic(_:)``, ``PostgresEventLogError/Kind/limitReached`` when
+    /// ``maximumFeeds`` feeds are in use, or when the log cannot be read.
     public func feed(of topic: String) async throws -> EventFeed<Output> {
         if let feed = touch(topic) { return feed }
-        let start = try await listener.log.head(of: topic)
+        try listener.log.check(topic: topic)
+        try checkRoom(for: topic)
+        let start: EventID
+        do { start = try await listener.log.head(of: topic) } catch {
+            throw PostgresEventLogError.classify(error, broken: .unavailable)
+        }
         let transform = transform
         let history = listener.log.history(of: topic)
         let entries = listener.entries(of: topic, after: start).map { entry -> LogEntry<Output> in
@@ -68,18 +92,41 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
                 case .reset(let epoch, let after, let missed): .reset(epoch: epoch, after: after, missed: missed)
                 }
             }
-        }, options: options.named(topic))
-        let (feed, extra) = feeds.withLockedValue { feeds -> (EventFeed<Output>, EventFeed<Output>?) in
+        }, options: options(of: topic))
+        let (feed, extra) = feeds.withLockedValue { feeds -> (EventFeed<Output>?, EventFeed<Output>?) in
             if var entry = feeds[topic], !entry.feed.isFinished {
                 entry.used = .now
                 feeds[topic] = entry
                 return (entry.feed, made)
             }
+            guard feeds.count < maximumFeeds || feeds[topic] != nil else { return (nil, made) }
             feeds[topic] = Entry(feed: made, used: .now)
             return (made, nil)
         }
         extra?.finish(reason: "another feed of the topic was made at the same time")
+        guard let feed else {
+            try checkRoom(for: topic)   // filled while this one was made: refused
+            throw PostgresEventLogError(.limitReached, "\(maximumFeeds) topics' feeds are in use")
+        }
         return feed
+    }
+
+    /// Throws ``PostgresEventLogError/Kind/limitReached`` when no other feed may be made.
+    private func checkRoom(for topic: String) throws {
+        let full = feeds.withLockedValue { $0.count >= maximumFeeds && $0[topic] == nil }
+        guard full else { return }
+        refusedMetric.increment()
+        options.logger.notice("topic feed refused: the most feeds are in use",
+                              metadata: ["topic": "\(topic)", "maximumFeeds": "\(maximumFeeds)"])
+        throw PostgresEventLogError(.limitReached, "\(maximumFeeds) topics' feeds are in use")
+    }
+
+    /// A topic's feed's options: named after the topic when it has metrics of its own; its log
+    /// lines say the topic either way.
+    private func options(of topic: String) -> EventFeed<Output>.Options {
+        var options = metricsByTopic ? options.named(topic) : options
+        options.logger[metadataKey: "topic"] = "\(topic)"
+        return options
     }
 
     /// The topics that have a feed now.
@@ -105,7 +152,10 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
             for (topic, _) in idle { feeds[topic] = nil }
             return idle.map { ($0.key, $0.value.feed) }
         }
-        for (_, feed) in idle { feed.finish(reason: "the topic's feed was released") }
+        for (_, feed) in idle {
+            feed.finish(reason: "the topic's feed was released")
+            if metricsByTopic { feed.removeMetrics() }
+        }
         return idle.map(\.0)
     }
 
@@ -128,8 +178,9 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
 extension PostgresTopicFeeds where Output == String {
     /// Feeds of `listener`'s log whose values are the payloads.
     public convenience init(listener: PostgresEventLogListener, options: EventFeed<String>.Options = .init(),
-                            releaseAfter: Duration = .seconds(30)) {
-        self.init(listener: listener, options: options, releaseAfter: releaseAfter) { $0 }
+                            releaseAfter: Duration = .seconds(30), maximumFeeds: Int = 10_000, metricsByTopic: Bool = false) {
+        self.init(listener: listener, options: options, releaseAfter: releaseAfter, maximumFeeds: maximumFeeds,
+                  metricsByTopic: metricsByTopic) { $0 }
     }
 }
 
