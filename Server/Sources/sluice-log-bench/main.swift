@@ -5,6 +5,12 @@
 //       once, all to one topic or each to a topic of its own; with B > 1, B events per append
 //       (`append(contentsOf:)`); with --async-commit, the bench's connections commit with
 //       `synchronous_commit = off` (a startup parameter): no wait for the WAL flush
+//       With --no-group-commit, each standalone append is a transaction of its own (the log's
+//       `groupCommit: nil`); by default appends made at the same time are committed together.
+//   sluice-log-bench append-latency --rate R --seconds S [--producers N] [--topics one|each]
+//       each append's own latency (call → committed answer) at R appends per second in all,
+//       spread over N producers (64), each sending on its own schedule without waiting for the
+//       previous answer's turn to come (open loop: a slow answer does not slow the rate); p50, p99, max
 //   sluice-log-bench notify --appenders N --seconds S
 //       the same rate for a bare `SELECT pg_notify(...)` per transaction: the NOTIFY-only relay's way
 //   sluice-log-bench latency --port P --rate R --count C
@@ -50,7 +56,8 @@ var logger = Logger(label: "sluice-log-bench")
 logger.logLevel = .error
 let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
 let running = Task { await client.run() }
-let log = PostgresEventLog(client: client, logger: logger)
+let log = PostgresEventLog(client: client, groupCommit: arguments.contains("--no-group-commit") ? nil : GroupCommit(),
+                           logger: logger)
 try await log.migrate()
 let run = UInt32.random(in: 0...UInt32.max)
 
@@ -93,7 +100,44 @@ case "appends":
         let topic = each ? "bench-\(run)-\(index)" : "bench-\(run)"
         if batch == 1 { try await log.append(payload, to: topic) } else { try await log.append(contentsOf: payloads, to: topic) }
     }
-    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(asyncCommit ? "async commit" : "sync commit")\t\(Int(perSecond * Double(batch))) events/s")
+    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(asyncCommit ? "async commit" : "sync commit")\t\(log.groupCommit == nil ? "no group commit" : "group commit")\t\(Int(perSecond * Double(batch))) events/s")
+
+case "append-latency":
+    let rate = Double(option("rate", "5000"))!
+    let seconds = Double(option("seconds", "10"))!
+    let producers = Int(option("producers", "64"))!
+    let each = option("topics", "one") == "each"
+    let payload = String(repeating: "x", count: 200)
+    let perProducer = Int(rate * seconds) / producers
+    let interval = Double(producers) / rate
+    let began = now()
+    let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        for index in 0..<producers {
+            group.addTask {
+                let topic = each ? "latency-\(run)-\(index)" : "latency-\(run)"
+                return try await withThrowingTaskGroup(of: Double.self) { sends in
+                    for n in 0..<perProducer {
+                        let due = began + UInt64((Double(n) + Double(index) / Double(producers)) * interval * 1e9)
+                        if due > now() { try await Task.sleep(for: .nanoseconds(Int(due - now()))) }
+                        sends.addTask {
+                            let at = now()
+                            do { try await log.append(payload, to: topic) } catch { return .infinity }   // failed: counted apart
+                            return Double(now() - at) / 1e6
+                        }
+                    }
+                    var all: [Double] = []
+                    for try await latency in sends { all.append(latency) }
+                    return all
+                }
+            }
+        }
+        var all: [Double] = []
+        for try await some in group { all += some }
+        return all.sorted()
+    }
+    let failed = latencies.filter(\.isInfinite).count
+    let achieved = Double(latencies.count - failed) / (Double(now() - began) / 1e9)
+    say("append-latency\t\(Int(rate))/s asked, \(Int(achieved))/s done\t\(producers) producers\t\(each ? "a topic each" : "one topic")\t\(log.groupCommit == nil ? "no group commit" : "group commit")\tp50 \(format(percentile(latencies, 0.5)))\tp99 \(format(percentile(latencies, 0.99)))\tmax \(format(latencies.last ?? .nan)) ms\t\(failed) failed")
 
 case "notify":
     let appenders = Int(option("appenders", "1"))!

@@ -49,6 +49,10 @@ extension PostgresEventLog {
     @discardableResult
     public func append(contentsOf payloads: [String], to topic: String, idempotencyKey: String? = nil) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
+        if let committer {
+            try validate(payloads, topic, idempotencyKey)
+            return try await committer.append(payloads, to: topic, key: idempotencyKey, log: self)
+        }
         let (logger, query) = (logger, try appendQuery(payloads, topic, idempotencyKey))
         let sent = NIOLockedValueBox(false)
         do {
@@ -93,23 +97,36 @@ extension PostgresEventLog {
         }
     }
 
-    private func appendQuery(_ payloads: [String], _ topic: String, _ key: String?) throws -> PostgresQuery {
+    /// Throws ``PostgresEventLogError/Kind/invalid`` for what can never be appended.
+    private func validate(_ payloads: [String], _ topic: String, _ key: String?) throws {
         try check(topic: topic)
         guard payloads.allSatisfy({ !$0.utf8.contains(0) }) else {
             throw PostgresEventLogError(.invalid, "a payload must not contain a NUL character (PostgreSQL's text refuses it)")
         }
+        if let key, !Self.isValidIdempotencyKey(key) {
+            throw PostgresEventLogError(.invalid, "an idempotency key is 1 to 255 printable ASCII characters")
+        }
+    }
+
+    /// The keyed append's statement: the log's function, which claims the key or answers with the
+    /// first append's ids.
+    func keyedQuery(_ payloads: [String], _ topic: String, _ key: String) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: 4)
         bindings.append(topic)
         bindings.append(payloads)
         bindings.append(Self.channel(of: topic))
-        if let key {
-            guard Self.isValidIdempotencyKey(key) else {
-                throw PostgresEventLogError(.invalid, "an idempotency key is 1 to 255 printable ASCII characters")
-            }
-            bindings.append(key)
-            return PostgresQuery(unsafeSQL: "SELECT o_epoch, o_last, o_outcome FROM \(prefix)_append_keyed($1, $2::text[], $3, $4)",
-                                 binds: bindings)
-        }
+        bindings.append(key)
+        return PostgresQuery(unsafeSQL: "SELECT o_epoch, o_last, o_outcome FROM \(prefix)_append_keyed($1, $2::text[], $3, $4)",
+                             binds: bindings)
+    }
+
+    private func appendQuery(_ payloads: [String], _ topic: String, _ key: String?) throws -> PostgresQuery {
+        try validate(payloads, topic, key)
+        if let key { return keyedQuery(payloads, topic, key) }
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(topic)
+        bindings.append(payloads)
+        bindings.append(Self.channel(of: topic))
         return PostgresQuery(unsafeSQL: """
             WITH t AS (
                 INSERT INTO \(topics) AS t (topic, head) VALUES ($1, cardinality($2::text[]))
@@ -124,7 +141,7 @@ extension PostgresEventLog {
             """, binds: bindings)
     }
 
-    private static func appended(_ rows: PostgresRowSequence, count: Int) async throws -> [EventID] {
+    static func appended(_ rows: PostgresRowSequence, count: Int) async throws -> [EventID] {
         for try await (epoch, head, outcome) in rows.decode((String, Int64, String).self) {
             if outcome == "reused" {
                 throw PostgresEventLogError(.idempotencyKeyReused,

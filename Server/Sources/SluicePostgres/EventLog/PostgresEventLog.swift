@@ -76,11 +76,18 @@ public struct PostgresEventLog: Sendable {
     let events: String
     let keys: String
 
+    /// How standalone appends made at the same time are committed together (`nil`: each in a
+    /// transaction of its own).
+    public var groupCommit: GroupCommit? { committer?.settings }
+    let committer: GroupCommitter?
+
     /// A log in the tables named after `prefix`, reached through `client` (which the app runs, in
     /// its `ServiceGroup` or with `client.run()`). `prefix` is an SQL identifier: letters, digits
-    /// and `_`, starting with a letter.
+    /// and `_`, starting with a letter. Standalone appends made at the same time are committed
+    /// together by `groupCommit` (`nil`: each in a transaction of its own).
     public init(client: PostgresClient, prefix: String = "sluice_log", timeout: Duration = .seconds(10),
-                logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
+                groupCommit: GroupCommit? = GroupCommit(), logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
+        committer = groupCommit.map(GroupCommitter.init(settings:))
         precondition(prefix.first?.isLetter == true && prefix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") },
                      "the tables' prefix must be an SQL identifier: ASCII letters, digits and _, starting with a letter")
         self.client = client
