@@ -244,6 +244,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                 return out
             case .reset(let epoch, let after, let missed):
                 if epoch == state.epoch, after <= state.lastID { return [] }   // nothing lost here
+                if missed == 0, after == state.lastID {   // renamed: the same history goes on
+                    state.epoch = epoch
+                    state.replay.removeAll()   // its events' ids name the old epoch
+                    return []
+                }
                 return [breakHistory(&state, epoch: epoch, after: after, missed: missed)]
             }
         }
@@ -332,6 +337,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                         }
                         read.events.append(TypedFeedEvent(id: id.position, epoch: id.epoch, serial: 0, value: value))
                         read.through = id.position
+                    case .reset(let epoch, let position, 0) where position == read.through:
+                        read.epoch = epoch   // renamed: the same history goes on
                     case .reset(let epoch, let position, let missed):
                         read.events.removeAll()
                         read.reset = .some(missed)
@@ -397,7 +404,10 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                 begin.startAfter = max(state.lastID, read.through)
                 return .ready(begin)
             }
-            guard requested.epoch == state.epoch else { return .ready(reset) }
+            guard requested.epoch == state.epoch else {
+                // A log's history tells whether the id's epoch is an earlier name of this one.
+                return history == nil ? .ready(reset) : .more(after: requested)
+            }
             if requested.position == state.lastID { return .ready(live) }
             if requested.position > state.lastID {
                 // Either a log's event this instance has not read yet (the client comes from a

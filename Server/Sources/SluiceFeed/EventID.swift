@@ -88,7 +88,9 @@ public enum LogEntry<Value> {
     case event(EventID, Value)
     /// The history broke: events after position `after` of `epoch` follow, and what came before
     /// them is not available (`missed` events, when known — trimmed by retention, or a new epoch).
-    /// Every client of the feed gets ``FeedMessage/reset(missed:)`` here.
+    /// Every client of the feed gets ``FeedMessage/reset(missed:)`` here. With `missed` 0 at the
+    /// position a reader stands at, nothing broke: the same history goes on under the epoch
+    /// `epoch` (a log renamed it), and a resuming client goes on without a reset.
     case reset(epoch: String, after: UInt64, missed: UInt64?)
 }
 

@@ -204,13 +204,14 @@ import Testing
         #expect(feed.stats.connectedClients == 0)
     }
 
-    @Test func unreadableAndForeignIdsAreReset() {
+    @Test func unreadableAndForeignIdsAreReset() async {
         let log = MemoryLog()
         let feed = EventFeed(log: log.live, after: id(0), history: log.history)
         log.append(2)
         let garbage = Client(), foreign = Client()
         feed.client(from: ResumePoint(lastEventID: "70")).subscribe(garbage)
-        feed.client(from: .after(id(1, "elsewhere"))).subscribe(foreign)
+        feed.client(from: .after(id(1, "elsewhere"))).subscribe(foreign)   // the history says what "elsewhere" is
+        await waitUntil { foreign.values == [.reset(missed: nil)] }
         log.append(1)
         #expect(garbage.values == [.reset(missed: nil), .event(id: id(3), "v3")])
         #expect(foreign.values == garbage.values)

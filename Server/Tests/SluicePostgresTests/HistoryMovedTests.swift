@@ -91,12 +91,20 @@ import Testing
             let newEpoch = try await epoch(log, "orders")
             #expect(newEpoch != oldEpoch)
             #expect(ids(after).map(\.position) == [11, 12, 13] && ids(after).allSatisfy { $0.epoch == newEpoch })
-            // A client resuming with an id of the lost history is reset too, then gets what follows.
+            // A client resuming with an id of the lost history is reset where the histories parted,
+            // then gets the current history from there; one resuming from before the parting goes
+            // on without a reset (the same events, renamed).
             let resuming = Client()
             feed.client(after: lastOld).subscribe(resuming)
+            let beforeParting = Client()
+            feed.client(after: EventID(epoch: oldEpoch, position: 5)).subscribe(beforeParting)
             try await log.append("new14", to: "orders")
-            await waitUntil { events(resuming.values) == ["new14"] }
-            #expect(resets(resuming.values) == 1 && events(resuming.values) == ["new14"])
+            await waitUntil { events(resuming.values).count == 4 && events(beforeParting.values).count == 9 }
+            #expect(resets(resuming.values) == 1 && events(resuming.values) == (11...14).map { "new\($0)" })
+            #expect(resuming.values.first.map { if case .reset = $0 { true } else { false } } == true)
+            #expect(resets(beforeParting.values) == 0)
+            #expect(events(beforeParting.values) == (6...10).map { "old\($0)" } + (11...14).map { "new\($0)" })
+            #expect(ids(beforeParting.values).allSatisfy { $0.epoch == newEpoch })
         }
     }
 

@@ -68,6 +68,7 @@ import Testing
             // An id of another epoch is reset, never replayed.
             let foreign = Client()
             onA.client(after: EventID(epoch: "other", position: 3)).subscribe(foreign)
+            await waitUntil { !foreign.values.isEmpty }
             #expect(foreign.values.first == .reset(missed: nil))
         }
     }

@@ -10,7 +10,8 @@ import SluiceFeed
 ///
 /// There is no waiting to gather: an append made while no group is being committed starts one at
 /// once; those made meanwhile queue and form the next group, up to ``maximumEvents`` events and
-/// ``maximumBytes`` of payload. One group is committed at a time, in the order the appends came, so
+/// ``maximumBytes`` of payload, with one append with an idempotency key at most (each keyed append
+/// is a statement of its own, a round trip: those are not gathered with each other). One group is committed at a time, in the order the appends came, so
 /// the positions of a topic's appends follow the order they were made in. Each caller is answered
 /// with its own ids once the group has committed; when it fails, every caller of the group gets
 /// the error (``PostgresEventLogError/Kind/outcomeUnknown`` when the answer was lost: retry with
@@ -91,12 +92,14 @@ final class GroupCommitter: Sendable {
                 return nil
             }
             var group: [Request] = []
-            var (events, bytes) = (0, 0)
+            var (events, bytes, keyed) = (0, 0, false)
             while let next = state.queue.first,
-                  group.isEmpty || (events + next.payloads.count <= settings.maximumEvents && bytes + next.bytes <= settings.maximumBytes) {
+                  group.isEmpty || (events + next.payloads.count <= settings.maximumEvents && bytes + next.bytes <= settings.maximumBytes
+                                    && !(keyed && next.key != nil)) {
                 group.append(state.queue.removeFirst())
                 events += next.payloads.count
                 bytes += next.bytes
+                keyed = keyed || next.key != nil
             }
             return group
         }

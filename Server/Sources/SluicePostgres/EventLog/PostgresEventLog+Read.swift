@@ -51,16 +51,19 @@ extension PostgresEventLog {
         bindings.append(Int64(clamping: id.position))
         bindings.append(Int64(max(limit, 1)))
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT t.epoch, t.head, (SELECT tag FROM \(events) WHERE topic = t.topic AND position = $2), e.position, e.tag, e.payload
+            SELECT t.epoch, t.head, t.previous_epoch, t.parted_at,
+                   (SELECT tag FROM \(events) WHERE topic = t.topic AND position = $2), e.position, e.tag, e.payload
             FROM \(topics) t
             LEFT JOIN LATERAL (SELECT position, tag, payload FROM \(events)
                                WHERE topic = t.topic AND position > $2 ORDER BY position LIMIT $3) e ON true
             WHERE t.topic = $1
             """, binds: bindings), logger: logger)
         var page = LogPage(after: id)
-        for try await (epoch, head, tagAtAfter, position, tag, payload) in rows.decode((String, Int64, Int64?, Int64?, Int64?, String?).self) {
+        for try await (epoch, head, previous, partedAt, tagAtAfter, position, tag, payload)
+                in rows.decode((String, Int64, String?, Int64?, Int64?, Int64?, Int64?, String?).self) {
             page.epoch = epoch
             page.head = UInt64(head)
+            if let previous, let partedAt { page.parting = (previous, UInt64(partedAt)) }
             page.tagAtAfter = tagAtAfter
             if let position, let tag, let payload { page.events.append((UInt64(position), tag, payload)) }
         }
@@ -109,16 +112,18 @@ extension PostgresEventLog {
     }
 
     /// Gives `topic` a new epoch if its epoch is still `epoch` (its history is no longer the one
-    /// handed out under it); returns the topic's epoch after that — the new one, or the one another
-    /// instance gave it first.
-    func renewEpoch(of topic: String, from epoch: String, timeout: Duration) async throws -> String {
+    /// handed out under it), recording that the two agree up to `agreed`; returns the topic's epoch
+    /// after that — the new one, or the one another instance gave it first.
+    func renewEpoch(of topic: String, from epoch: String, agreed: UInt64, timeout: Duration) async throws -> String {
         var bindings = Self.bindings(topic)
         bindings.append(epoch)
         bindings.append(EventID.randomEpoch())
+        bindings.append(Int64(clamping: agreed))
         let (logger, topics, binds) = (logger, topics, bindings)
         return try await onConnection(timeout: timeout) { connection in
             let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                WITH renewed AS (UPDATE \(topics) SET epoch = $3 WHERE topic = $1 AND epoch = $2 RETURNING epoch)
+                WITH renewed AS (UPDATE \(topics) SET epoch = $3, previous_epoch = $2, parted_at = $4
+                                 WHERE topic = $1 AND epoch = $2 RETURNING epoch)
                 SELECT epoch FROM renewed UNION ALL SELECT epoch FROM \(topics) WHERE topic = $1 AND NOT EXISTS (SELECT 1 FROM renewed)
                 """, binds: binds), logger: logger)
             for try await current in rows.decode(String.self) { return current }
@@ -136,6 +141,8 @@ struct LogPage {
     var epoch: String?
     /// The topic's latest position.
     var head: UInt64 = 0
+    /// The epoch before the topic's latest renewal, and the last position the two agree on.
+    var parting: (epoch: String, at: UInt64)?
     /// The tag of the event at `after`'s position, when there is one.
     var tagAtAfter: Int64?
     /// The events after it: position, tag, payload.
@@ -149,9 +156,14 @@ struct LogPage {
     var entries: [LogEntry<String>] {
         guard let epoch else { return after.isOrigin ? [] : [.reset(epoch: EventID.origin.epoch, after: 0, missed: nil)] }
         let from = after.isOrigin ? 0 : after.position
-        guard after.isOrigin || epoch == after.epoch else { return [.reset(epoch: epoch, after: head, missed: nil)] }
-        guard from <= head else { return [.reset(epoch: epoch, after: head, missed: nil)] }   // never had it
         var entries: [LogEntry<String>] = []
+        if !after.isOrigin, epoch != after.epoch {
+            // An id of the epoch before the latest renewal: the same events up to the parting.
+            guard let parting, parting.epoch == after.epoch else { return [.reset(epoch: epoch, after: head, missed: nil)] }
+            guard after.position <= parting.at else { return [.reset(epoch: epoch, after: parting.at, missed: nil)] }
+            entries.append(.reset(epoch: epoch, after: after.position, missed: 0))   // renamed: nothing lost
+        }
+        guard from <= head else { return [.reset(epoch: epoch, after: head, missed: nil)] }   // never had it
         entries.reserveCapacity(events.count + 1)
         let firstAfter = events.first?.position ?? head + 1
         if from < head, firstAfter > from + 1 {   // trimmed away

@@ -44,9 +44,11 @@ import SluiceFeed
 ///   tags of the latest events it read (16 bytes each, 256 per topic) and checks, at each read, that
 ///   the event at its position still has its tag. When the head is behind the reader, or the tag
 ///   changed, the history it handed out is no longer the database's: the reader gives the topic a
-///   new epoch (so every id of the old one, on every instance, gets a reset) and its clients a reset
-///   to the last position whose tag still agrees, then the events of the current history. An id
-///   ahead of its topic's head (one the database never had, or forged) gets a reset to the head.
+///   new epoch, recording the old one and where the two parted (the last position whose tag still
+///   agrees), and its clients a reset there, then the events of the current history. A client
+///   resuming with an id of the old epoch at or before the parting goes on without a reset; after
+///   it, it gets a reset there, then the current history. An id ahead of its topic's head (one the
+///   database never had, or forged) gets a reset to the head.
 ///   The limit: positions reused while no running instance was reading the topic cannot be told
 ///   apart by an id alone (an id carries no tag); such a client resumes from the position it names.
 /// - **Idempotent appends**: an append with an `idempotencyKey` (``isValidIdempotencyKey(_:)``)
@@ -109,7 +111,9 @@ public struct PostgresEventLog: Sendable {
             CREATE TABLE IF NOT EXISTS \(topics) (
                 topic text PRIMARY KEY,
                 epoch text NOT NULL DEFAULT substr(md5(random()::text || clock_timestamp()::text), 1, 12),
-                head bigint NOT NULL DEFAULT 0
+                head bigint NOT NULL DEFAULT 0,
+                previous_epoch text,
+                parted_at bigint
             )
             """,
             """
@@ -123,11 +127,14 @@ public struct PostgresEventLog: Sendable {
             )
             """,
             "CREATE INDEX IF NOT EXISTS \(events)_written_at ON \(events) (written_at)",
-            // Tables of an earlier version have no tag yet (altered only then: ALTER locks the table).
+            // Tables of an earlier version have no tag nor parting yet (altered only then: ALTER locks the table).
             """
             DO $do$ BEGIN
                 IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '\(events)'::regclass AND attname = 'tag') THEN
                     ALTER TABLE \(events) ADD COLUMN tag bigint NOT NULL DEFAULT (random() * 9.2e18)::bigint;
+                END IF;
+                IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '\(topics)'::regclass AND attname = 'parted_at') THEN
+                    ALTER TABLE \(topics) ADD COLUMN previous_epoch text, ADD COLUMN parted_at bigint;
                 END IF;
             END $do$
             """,

@@ -511,9 +511,10 @@ final class TopicReader: @unchecked Sendable {
                 agreed = kept.position
             }
         }
-        let renewed = epoch == after.epoch ? try await log.renewEpoch(of: topic, from: epoch, timeout: readTimeout) : epoch
+        agreed = min(agreed, page.head)
+        let renewed = epoch == after.epoch ? try await log.renewEpoch(of: topic, from: epoch, agreed: agreed, timeout: readTimeout) : epoch
         if renewed == EventID.origin.epoch { return .origin }
-        return EventID(epoch: renewed, position: min(agreed, page.head))
+        return EventID(epoch: renewed, position: agreed)
     }
 }
 #endif
