@@ -6,7 +6,9 @@
 //       (`append(contentsOf:)`); with --async-commit, the bench's connections commit with
 //       `synchronous_commit = off` (a startup parameter): no wait for the WAL flush
 //       With --no-group-commit, each standalone append is a transaction of its own (the log's
-//       `groupCommit: nil`); by default appends made at the same time are committed together.
+//       `groupCommit: nil`); by default appends made at the same time are committed together
+//       (--linger-us U: the committer waits U µs before taking each group while appends come
+//       together; 200 by default, as the log's).
 //   sluice-log-bench append-latency --rate R --seconds S [--producers N] [--topics one|each]
 //       each append's own latency (call → committed answer) at R appends per second in all,
 //       spread over N producers (64), each sending on its own schedule without waiting for the
@@ -56,7 +58,8 @@ var logger = Logger(label: "sluice-log-bench")
 logger.logLevel = .error
 let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
 let running = Task { await client.run() }
-let log = PostgresEventLog(client: client, groupCommit: arguments.contains("--no-group-commit") ? nil : GroupCommit(),
+let linger = Duration.microseconds(Int(option("linger-us", "200"))!)
+let log = PostgresEventLog(client: client, groupCommit: arguments.contains("--no-group-commit") ? nil : GroupCommit(linger: linger),
                            logger: logger)
 try await log.migrate()
 let run = UInt32.random(in: 0...UInt32.max)
