@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MetricsTestKit
+import NIOConcurrencyHelpers
 import PostgresNIO
 import Sluice
 import SluiceFeed
@@ -146,6 +147,47 @@ import Testing
             await waitUntil { listener.state.isListening }
             #expect(listener.state.isListening)
             await proxy.close()
+        }
+    }
+
+    /// A connection that died under a probe's query can leave the query neither answered nor failed
+    /// (PostgresNIO 1.33, when PostgreSQL's restart or `pg_terminate_backend` closes it): the
+    /// listener must not wait for it, or it would never listen again nor stop. Here the answer is
+    /// held back by a proxy, the probe's limit is far away, and the listener is stopped.
+    @Test func aListenerStopsAtOnceWhileItsProbeWaitsForAnAnswerThatNeverComes() async throws {
+        let name = "probe-\(UInt32.random(in: 0...UInt32.max))"
+        try await TestDatabase.withLog { log in
+            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+            let direct = try TestDatabase.configuration()
+            var through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                           password: direct.password, database: direct.database, tls: .disable)
+            through.options.additionalStartupParameters = [("application_name", name)]
+            let listener = PostgresEventLogListener(
+                log: log, connection: .configuration(through),
+                options: .init(probeInterval: .milliseconds(100), probeTimeout: .seconds(600)))
+            let run = running(listener)
+            let stopped = NIOLockedValueBox(false)
+            let watcher = Task {
+                _ = await run.result
+                stopped.withLockedValue { $0 = true }
+            }
+            let entries = Collected(listener.entries(of: "t", after: try await log.head(of: "t")))
+            #expect(await waitUntil { listener.state.isListening })
+            let frozenAt = try #require(try await TestDatabase.run("SELECT now()::text").first)
+            proxy.freezeAnswers()
+            // A probe's query has reached the database since: its answer will never reach the listener.
+            let probing = await waitUntilAsync {
+                try await TestDatabase.run("""
+                    SELECT pid::text FROM pg_stat_activity WHERE application_name = '\(name)'
+                    AND query LIKE 'SELECT topic, epoch, head%' AND query_start > '\(frozenAt)'
+                    """).count == 1
+            }
+            #expect(probing)
+            run.cancel()
+            #expect(await waitUntil(timeout: 30) { stopped.withLockedValue { $0 } }, "the listener is still waiting for its probe")
+            entries.cancel()
+            await proxy.close()
+            await watcher.value
         }
     }
 

@@ -245,25 +245,23 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
     }
 
     /// Reads the heads of the topics with readers within `timeout`, and wakes each reader that is
-    /// behind its topic's head; otherwise closes the connection (which fails the query that would
-    /// never be answered) and throws.
+    /// behind its topic's head; otherwise closes the connection and throws. The query is not
+    /// waited for once the probe has timed out or been cancelled: on a connection that died under
+    /// it, it may never be answered nor failed, and a listener waiting for it would never listen
+    /// again (nor stop).
     private func probe(_ connection: PostgresConnection, timeout: Duration) async throws {
         let readers = lock.withLockedValue { Array($0.readers.values) }
         let log = log
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let heads = try await log.heads(of: readers.map(\.topic), on: connection)
-                for reader in readers {
-                    if let head = heads[reader.topic], reader.isBehind(head) { reader.wake() }
-                }
+        let heads: [String: EventID]
+        do {
+            heads = try await withTimeout(timeout, onTimeout: { try? await connection.close() }) {
+                try await log.heads(of: readers.map(\.topic), on: connection)
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                try? await connection.close()
-                throw PostgresEventLogError(message: "the listening connection did not answer a probe within \(timeout)")
-            }
-            try await group.next()
-            group.cancelAll()
+        } catch is PostgresEventLogError where !Task.isCancelled {
+            throw PostgresEventLogError(.unavailable, "the listening connection did not answer a probe within \(timeout)")
+        }
+        for reader in readers {
+            if let head = heads[reader.topic], reader.isBehind(head) { reader.wake() }
         }
     }
 
