@@ -11,7 +11,8 @@ final class FreezingProxy: Sendable {
     private let server: any Channel
     private let pairs = NIOLockedValueBox<[Glue]>([])
 
-    init(target: Int) async throws {
+    /// A proxy to `target` on port `requested` (0: one the system picks).
+    init(target: Int, port requested: Int = 0) async throws {
         let pairs = pairs
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -28,7 +29,7 @@ final class FreezingProxy: Sendable {
                         return inbound.pipeline.addHandler(GlueHandler(glue: glue, side: .client))
                     }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: "127.0.0.1", port: requested).get()
         port = server.localAddress!.port!
     }
 

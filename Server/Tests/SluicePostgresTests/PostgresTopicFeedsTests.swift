@@ -73,6 +73,51 @@ import Testing
         }
     }
 
+    /// An instance whose listener cannot reach the database: past `partitionLimit` its clients'
+    /// streams end with a shutdown message (they resume on another instance), new feeds are refused
+    /// as unavailable, and once it listens again it serves as before.
+    @Test func anInstanceCutOffFromTheDatabaseEndsItsStreamsAndServesAgainOnceItListens() async throws {
+        try await TestDatabase.withLog { log in
+            let target = Int(try TestDatabase.setting("SLUICE_PG_PORT"))!
+            let proxy = try await FreezingProxy(target: target)
+            let direct = try TestDatabase.configuration()
+            let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                           password: direct.password, database: direct.database, tls: .disable)
+            let listener = PostgresEventLogListener(
+                log: log, connection: .configuration(through),
+                options: .init(probeInterval: .milliseconds(200), probeTimeout: .seconds(1), initialDelay: .milliseconds(50),
+                               maximumDelay: .milliseconds(200)))
+            let feeds = PostgresTopicFeeds(listener: listener, partitionLimit: .seconds(1))
+            let tasks = [Task { try? await listener.run() }, Task { try? await feeds.run() }]
+            defer { tasks.forEach { $0.cancel() } }
+            let feed = try await feeds.feed(of: "t")
+            #expect(await waitUntil { listener.state.isListening })
+            let client = Client()
+            feed.client().subscribe(client)
+            try await log.append("e1", to: "t")
+            #expect(await waitUntil { client.values.count == 1 })
+
+            await proxy.close()   // the listener's connection is gone, and connecting again is refused
+            #expect(await waitUntil { client.completion != nil })
+            #expect(client.completion == .finished)
+            let last = try #require(client.values.last)
+            guard case .shutdown(let reason) = last else { Issue.record("the stream ended with \(last)"); return }
+            #expect(reason.contains("unreachable"))
+            await #expect { _ = try await feeds.feed(of: "t") } throws: { error in
+                (error as? PostgresEventLogError)?.kind == .unavailable
+            }
+
+            let back = try await FreezingProxy(target: target, port: proxy.port)   // reachable again
+            #expect(await waitUntil { listener.state.isListening })
+            let resumed = Client()
+            try await feeds.feed(of: "t").client(after: EventID(epoch: try await log.head(of: "t").epoch, position: 1)).subscribe(resumed)
+            try await log.append("e2", to: "t")
+            #expect(await waitUntil { resumed.values.count == 1 })
+            #expect(positions(resumed.values) == [2])
+            await back.close()
+        }
+    }
+
     @Test func aMebibyteEventReachesTheClientsOfEveryInstance() async throws {
         try await TestDatabase.withLog { log in
             let a = try Instance(prefix: log.prefix, replay: 4)

@@ -38,6 +38,13 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
     /// ``/SluiceFeed/EventFeed/Options/name`` (`false`, the default: topic names come from clients, and
     /// a dimension per name would grow without bound). Log lines carry the topic either way.
     public let metricsByTopic: Bool
+    /// How long the feeds stay open while the listener cannot reach the database (30 s). Past it
+    /// every feed is finished — its clients get ``/SluiceFeed/FeedMessage/shutdown(reason:)`` and their
+    /// streams end, so that they resume with `Last-Event-ID` on an instance that can serve them,
+    /// rather than wait on heartbeats for events this one cannot read — and ``feed(of:)`` throws
+    /// ``PostgresEventLogError/Kind/unavailable`` until the listener listens again. `nil`: the feeds
+    /// stay open however long it takes.
+    public let partitionLimit: Duration?
     private let refusedMetric: Counter
     private let transform: @Sendable (String) -> Output
     private let feeds = NIOLockedValueBox([String: Entry]())
@@ -51,8 +58,9 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
     /// event (for SSE, `{ ServerSentEvent(data: $0) }`: encoded once for every client).
     public init(listener: PostgresEventLogListener, options: EventFeed<Output>.Options = .init(),
                 releaseAfter: Duration = .seconds(30), maximumFeeds: Int = 10_000, metricsByTopic: Bool = false,
-                transform: @escaping @Sendable (String) -> Output) {
+                partitionLimit: Duration? = .seconds(30), transform: @escaping @Sendable (String) -> Output) {
         precondition(maximumFeeds > 0, "maximumFeeds must be positive")
+        self.partitionLimit = partitionLimit
         self.listener = listener
         self.options = options
         self.releaseAfter = releaseAfter
@@ -66,8 +74,10 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
     /// topic never appended to is not made: its feed starts at ``/SluiceFeed/EventID/origin``). Throws
     /// a ``PostgresEventLogError``: ``PostgresEventLogError/Kind/invalid`` for a name outside
     /// ``PostgresEventLog/isValidTopic(_:)``, ``PostgresEventLogError/Kind/limitReached`` when
-    /// ``maximumFeeds`` feeds are in use, or when the log cannot be read.
+    /// ``maximumFeeds`` feeds are in use, ``PostgresEventLogError/Kind/unavailable`` when the log
+    /// cannot be read or the listener has been cut off from it for ``partitionLimit``.
     public func feed(of topic: String) async throws -> EventFeed<Output> {
+        if let reason = cutOff() { throw PostgresEventLogError(.unavailable, reason) }
         if let feed = touch(topic) { return feed }
         try listener.log.check(topic: topic)
         try checkRoom(for: topic)
@@ -159,28 +169,58 @@ public final class PostgresTopicFeeds<Output: Sendable>: Service, @unchecked Sen
         return idle.map(\.0)
     }
 
-    /// Releases idle feeds every half ``releaseAfter`` until graceful shutdown, then finishes every feed.
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: self.releaseAfter / 2)
-                self.releaseIdle()
-            }
-        }
+    /// Why the feeds cannot be served, when the listener has been unable to reach the database for
+    /// ``partitionLimit``; `nil` otherwise.
+    func cutOff(now: Date = Date()) -> String? {
+        guard let partitionLimit, case .reconnecting(let since, _, let lastError) = listener.state else { return nil }
+        let seconds = Double(partitionLimit.components.seconds) + Double(partitionLimit.components.attoseconds) / 1e18
+        guard now.timeIntervalSince(since) >= seconds else { return nil }
+        return "the event log has been unreachable for over \(partitionLimit) (\(lastError))"
+    }
+
+    /// Finishes every feed with `reason`.
+    private func finishAll(reason: String) {
         let all = feeds.withLockedValue { feeds -> [EventFeed<Output>] in
             defer { feeds = [:] }
             return feeds.values.map(\.feed)
         }
-        all.forEach { $0.finish() }
+        for feed in all {
+            feed.finish(reason: reason)
+            if metricsByTopic { feed.removeMetrics() }
+        }
+    }
+
+    /// Until graceful shutdown: releases idle feeds every half ``releaseAfter``, and finishes every
+    /// feed once the listener has been cut off for ``partitionLimit`` (looked at every quarter of
+    /// it). Then finishes every feed.
+    public func run() async throws {
+        let release = releaseAfter / 2
+        let tick = partitionLimit.map { min($0 / 4, release) } ?? release
+        await cancelWhenGracefulShutdown {
+            var released = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                if ContinuousClock.now - released >= release {
+                    self.releaseIdle()
+                    released = .now
+                }
+                if let reason = self.cutOff(), !self.topics.isEmpty {
+                    self.options.logger.warning("topic feeds finished: their clients resume elsewhere", metadata: ["reason": "\(reason)"])
+                    self.finishAll(reason: reason)
+                }
+            }
+        }
+        finishAll(reason: "the server is shutting down")
     }
 }
 
 extension PostgresTopicFeeds where Output == String {
     /// Feeds of `listener`'s log whose values are the payloads.
     public convenience init(listener: PostgresEventLogListener, options: EventFeed<String>.Options = .init(),
-                            releaseAfter: Duration = .seconds(30), maximumFeeds: Int = 10_000, metricsByTopic: Bool = false) {
+                            releaseAfter: Duration = .seconds(30), maximumFeeds: Int = 10_000, metricsByTopic: Bool = false,
+                            partitionLimit: Duration? = .seconds(30)) {
         self.init(listener: listener, options: options, releaseAfter: releaseAfter, maximumFeeds: maximumFeeds,
-                  metricsByTopic: metricsByTopic) { $0 }
+                  metricsByTopic: metricsByTopic, partitionLimit: partitionLimit) { $0 }
     }
 }
 
