@@ -153,6 +153,8 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         }
     }
 
+    package var hasLeft: Bool { state.withLockedValue { $0.ended } }
+
     package func feedIsFinishing() {
         let timer = eventLoop.scheduleTask(in: shutdownGrace) { () -> Void in self.stop(.shutdownTimedOut) }   // until end()
         let late = state.withLockedValue { state -> Bool in

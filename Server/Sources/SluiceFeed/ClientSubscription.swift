@@ -12,6 +12,9 @@ package protocol ClientSink: AnyObject, Sendable {
     /// before the last message is delivered: a socket writer bounds how long it waits for a
     /// stalled client from here.
     func feedIsFinishing()
+    /// Whether the client has gone before its subscription began (its connection closed while it
+    /// waited for the history): nothing more is read for it.
+    var hasLeft: Bool { get }
 }
 
 /// A client of a feed: the subscriber of the feed's subject (unlimited demand: the feed never

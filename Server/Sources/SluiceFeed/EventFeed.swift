@@ -45,6 +45,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         /// How many events a resuming client may read from a log's history before it joins the live
         /// events (50,000): from further back than that, it gets ``FeedMessage/reset(missed:)``.
         public var historyLimit: Int
+        /// How many clients of the feed read a log's history at once (4); the others wait their
+        /// turn, in the order they came. However many clients resume from far back, they hold at
+        /// most this many of the database's connections. A client that leaves while it waits or
+        /// reads (its connection closed) reads no further.
+        public var historyReaders: Int
         /// The feed's name: the `feed` dimension of its metrics and the `feed` metadata of its log
         /// lines ("feed").
         public var name: String
@@ -58,9 +63,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
         /// Options keeping `replay` events, with `policy` for slow clients.
         public init(replay: Int = 1_024, policy: SlowClientPolicy = .dropOldest(buffer: 256), historyLimit: Int = 50_000,
-                    name: String = "feed", logger: Logger = Logger(label: "sluice.feed"),
+                    historyReaders: Int = 4, name: String = "feed", logger: Logger = Logger(label: "sluice.feed"),
                     metrics: any MetricsFactory = MetricsSystem.factory) {
             precondition(replay >= 0, "replay must not be negative")
+            precondition(historyReaders > 0, "historyReaders must be positive")
+            self.historyReaders = historyReaders
             precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
             precondition(historyLimit >= 0, "historyLimit must not be negative")
             self.replay = replay
@@ -79,6 +86,9 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         var replay = Deque<FeedEvent>()
         var upstream: (any Subscription)?
         var finished: String?
+        /// Clients reading the history now, and those waiting for their turn.
+        var historyReaders = 0
+        var historyWaiting = Deque<CheckedContinuation<Void, Never>>()
     }
 
     /// The feed's settings.
@@ -315,10 +325,13 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// then attaches the client.
     private func catchUp(_ sink: any ClientSink, from start: ResumePoint, after: EventID, policy: SlowClientPolicy) async {
         guard let history else { return }
+        await takeHistoryTurn()
+        defer { endHistoryTurn() }
         var read = HistoryRead(epoch: after.epoch, through: after.position)
         var next = after
         do {
             while true {
+                if sink.hasLeft { return }   // nobody to read for
                 let room = options.historyLimit - read.events.count
                 if room <= 0 {   // further back than a client may catch up: a reset instead
                     read = HistoryRead(reset: .some(nil), epoch: read.epoch, through: read.through, exhausted: true)
@@ -357,6 +370,36 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             return
         }
         attach(sink, from: start, read: read, policy: policy)
+    }
+
+    /// Clients reading the history now, and clients waiting for their turn.
+    package var historyTurns: (reading: Int, waiting: Int) {
+        state.withLockedValue { ($0.historyReaders, $0.historyWaiting.count) }
+    }
+
+    /// Waits until fewer than ``Options/historyReaders`` clients read the history, then counts this one.
+    private func takeHistoryTurn() async {
+        await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
+            let now = state.withLockedValue { state -> Bool in
+                guard state.historyReaders < options.historyReaders else {
+                    state.historyWaiting.append(turn)
+                    return false
+                }
+                state.historyReaders += 1
+                return true
+            }
+            if now { turn.resume() }
+        }
+    }
+
+    /// Hands this client's turn at the history to the next one waiting, if any.
+    private func endHistoryTurn() {
+        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            if let next = state.historyWaiting.popFirst() { return next }
+            state.historyReaders -= 1
+            return nil
+        }
+        next?.resume()
     }
 
     /// Attaches `sink` to the live events and starts it where `resumption` says. The history read

@@ -43,5 +43,7 @@ where Downstream.Input == FeedMessage<Value>, Downstream.Failure == FeedClientFa
     func receive(completion: Subscribers.Completion<FeedClientFailure>) { downstream.receive(completion: completion) }
 
     func feedIsFinishing() {}   // a subscriber learns of the end from the shutdown message
+
+    var hasLeft: Bool { false }   // it cannot cancel before it has a subscription
 }
 #endif
