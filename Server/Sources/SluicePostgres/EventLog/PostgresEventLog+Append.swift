@@ -123,6 +123,14 @@ extension PostgresEventLog {
     private func appendQuery(_ payloads: [String], _ topic: String, _ key: String?) throws -> PostgresQuery {
         try validate(payloads, topic, key)
         if let key { return keyedQuery(payloads, topic, key) }
+        return plainQuery(payloads, topic, selecting: "t.epoch, t.head, 'appended'::text")
+    }
+
+    /// The statement appending `payloads` to `topic` without a key: the topic's head moved by their
+    /// count (its row made if need be, and locked), its events numbered after the old head, one
+    /// wake-up; it selects `columns` (`t` is the topic's row after the append, `$1` the topic,
+    /// `$2` the payloads).
+    func plainQuery(_ payloads: [String], _ topic: String, selecting columns: String) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(topic)
         bindings.append(payloads)
@@ -137,7 +145,7 @@ extension PostgresEventLog {
                 SELECT $1, t.head - cardinality($2::text[]) + p.n, p.payload
                 FROM t, unnest($2::text[]) WITH ORDINALITY AS p(payload, n)
             )
-            SELECT t.epoch, t.head, 'appended'::text FROM t, LATERAL (SELECT pg_notify($3, t.head::text)) AS n
+            SELECT \(columns) FROM t, LATERAL (SELECT pg_notify($3, t.head::text)) AS n
             """, binds: bindings)
     }
 

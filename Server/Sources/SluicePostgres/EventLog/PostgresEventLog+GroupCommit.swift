@@ -182,22 +182,7 @@ extension PostgresEventLog {
     /// Returns a row per topic: topic, epoch, head, count.
     private func groupQuery(_ requests: [GroupCommitter.Request]) -> PostgresQuery {
         if let topic = requests.first?.topic, requests.allSatisfy({ $0.topic == topic }) {   // one topic: the plain append
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(topic)
-            bindings.append(requests.flatMap(\.payloads))
-            bindings.append(Self.channel(of: topic))
-            return PostgresQuery(unsafeSQL: """
-                WITH t AS (
-                    INSERT INTO \(topics) AS t (topic, head) VALUES ($1, cardinality($2::text[]))
-                    ON CONFLICT (topic) DO UPDATE SET head = t.head + cardinality($2::text[])
-                    RETURNING t.epoch, t.head
-                ), e AS (
-                    INSERT INTO \(events) (topic, position, payload)
-                    SELECT $1, t.head - cardinality($2::text[]) + p.n, p.payload
-                    FROM t, unnest($2::text[]) WITH ORDINALITY AS p(payload, n)
-                )
-                SELECT $1, t.epoch, t.head, cardinality($2::text[])::int8 FROM t, LATERAL (SELECT pg_notify($3, t.head::text)) AS n
-                """, binds: bindings)
+            return plainQuery(requests.flatMap(\.payloads), topic, selecting: "$1, t.epoch, t.head, cardinality($2::text[])::int8")
         }
         var topicOfEach: [String] = []
         var payloads: [String] = []
