@@ -92,6 +92,7 @@ let package = Package(
             name: "SluiceFeedTests",
             dependencies: [
                 "ServerTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "SluiceFeed", package: "Sluice"),
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceTesting", package: "Sluice"),

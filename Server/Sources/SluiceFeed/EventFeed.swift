@@ -151,6 +151,15 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         client(from: lastEventID.map(ResumePoint.after) ?? .live, policy: policy)
     }
 
+    /// The start a new client asking for `start` has from this moment: ``ResumePoint/live`` becomes
+    /// ``ResumePoint/liveSince(_:)`` the feed's latest event, so that a client that joins a little
+    /// later — once a WebSocket upgrade has been answered, once a response's body begins — still gets
+    /// every event from now. Other starts are returned as they are.
+    public func fixing(_ start: ResumePoint) -> ResumePoint {
+        guard case .live = start else { return start }
+        return .liveSince(lastEventID)
+    }
+
     /// The counters now.
     public var stats: FeedStats { counters.snapshot }
 
@@ -429,7 +438,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             switch start {
             case .live: return .ready(live)
             case .unreadable: return .ready(reset)
-            case .after(let id): requested = id
+            case .after(let id), .liveSince(let id): requested = id
             }
             if requested.epoch == EventID.origin.epoch {   // before the first event of whatever history
                 guard requested.isOrigin else { return .ready(reset) }

@@ -62,6 +62,10 @@ public struct EventID: Hashable, Sendable, LosslessStringConvertible {
 public enum ResumePoint: Hashable, Sendable {
     /// With the next live event (a new client).
     case live
+    /// A new client from the moment the feed's latest event was this one (``EventFeed/fixing(_:)``):
+    /// the events after it, then live ones, as for a client that came ``live`` then. It counts as a
+    /// new client, not a resuming one.
+    case liveSince(EventID)
     /// After the event with this id: the events after it, then live ones — or, when they cannot be
     /// had (another epoch, older than the history keeps), ``FeedMessage/reset(missed:)`` first.
     case after(EventID)

@@ -1,4 +1,5 @@
 #if Hummingbird
+import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOPosix
@@ -11,13 +12,18 @@ import Sluice
 ///
 /// ```swift
 /// let chat = WebSocketFeed(feed: feed)                      // EventFeed<String>: text messages
-/// wsRouter.ws("chat") { inbound, outbound, context in
-///     try await chat.serve(inbound: inbound, outbound: outbound,
-///                          from: ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))) { incoming in
+/// let wsRouter = Router(context: FeedWebSocketRequestContext.self)
+/// wsRouter.ws("chat", shouldUpgrade: chat.shouldUpgrade) { inbound, outbound, context in
+///     try await chat.serve(inbound: inbound, outbound: outbound, context: context) { incoming in
 ///         incoming.sink(receiveCompletion: { _ in }) { message in post(message) }
 ///     }
 /// }
 /// ```
+///
+/// The connection is served once its upgrade has been answered: ``shouldUpgrade(_:context:)``
+/// fixes the client's start before that (the client's `lastEventId`, or the feed's latest event for
+/// a new client), so that a client that sends or causes an event as soon as its socket opens gets
+/// it. Served from an explicit start instead, a new client joins when `serve` runs.
 ///
 /// - **Out**: each event is one message from `encode` (for `String` feeds: the text; for
 ///   `ByteBuffer` feeds: the bytes as a binary message). What SSE says with named events is said
@@ -110,6 +116,29 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         kept?.cancel()
         await reads.close()
         if let failure { throw failure }
+    }
+}
+
+extension WebSocketFeed {
+    /// A router's `shouldUpgrade` that fixes where the connection's client starts, so that a new
+    /// client gets every event from the moment its upgrade is answered (see
+    /// ``FeedWebSocketRequestContext``).
+    @Sendable public func shouldUpgrade(_ request: Request, context: FeedWebSocketRequestContext) -> RouterShouldUpgrade {
+        context.fixStart(of: request, in: feed)
+        return .upgrade([:])
+    }
+
+    /// Serves the connection of an upgrade that ``shouldUpgrade(_:context:)`` answered, from the
+    /// start it fixed; otherwise as ``serve(inbound:outbound:from:maxMessageSize:incoming:filter:)``
+    /// from the request's `lastEventId`.
+    public func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+                      context: WebSocketRouterContext<FeedWebSocketRequestContext>, maxMessageSize: Int = 1 << 20,
+                      incoming: ((AnyPublisher<WebSocketMessage, any Error>) -> (any Cancellable)?)? = nil,
+                      filter: (@Sendable (Output) -> Bool)? = nil) async throws {
+        let start = context.requestContext.fixedStart
+            ?? ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
+        try await serve(inbound: inbound, outbound: outbound, from: start, maxMessageSize: maxMessageSize,
+                        incoming: incoming, filter: filter)
     }
 }
 

@@ -59,11 +59,12 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// A `text/event-stream` response that streams the feed to this request's client, from after
-    /// its last event id; the client joins the feed when Vapor begins to write the body. With
-    /// `filter`, the client gets only the events it accepts.
+    /// its last event id. The client joins the feed when Vapor begins to write the body; a new
+    /// client gets every event from this call on all the same (``/SluiceFeed/EventFeed/fixing(_:)``).
+    /// With `filter`, the client gets only the events it accepts.
     public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
-        let start = Self.resumePoint(of: request)
         let stream = self.stream
+        let start = stream.feed.fixing(Self.resumePoint(of: request))
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "text", subType: "event-stream")
         headers.replaceOrAdd(name: .cacheControl, value: "no-cache")

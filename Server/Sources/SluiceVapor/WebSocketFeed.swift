@@ -10,12 +10,16 @@ import Vapor
 ///
 /// ```swift
 /// let chat = WebSocketFeed(feed: feed)                        // EventFeed<String>: text messages
-/// app.webSocket("chat") { request, socket in
-///     chat.serve(socket, from: ResumePoint(lastEventID: request.query["lastEventId"])) { incoming in
+/// app.webSocket("chat", shouldUpgrade: chat.shouldUpgrade) { request, socket in
+///     chat.serve(socket, for: request) { incoming in
 ///         incoming.sink { message in post(message) }
 ///     }
 /// }
 /// ```
+///
+/// The socket is served once its upgrade has been answered: ``shouldUpgrade(_:)`` fixes the
+/// client's start before that, so that a client that sends or causes an event as soon as its socket
+/// opens gets it. Served from an explicit start instead, a new client joins when `serve` runs.
 ///
 /// The messages are ``/SluiceFeed/FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
 /// A client has at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more once
@@ -81,6 +85,38 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
             kept?.cancellable.cancel()
         }
     }
+}
+
+extension WebSocketFeed {
+    /// A `webSocket` route's `shouldUpgrade` that fixes where the connection's client starts (its
+    /// `lastEventId` query parameter; for a new client the feed's latest event), so that a new
+    /// client gets every event from the moment its upgrade is answered: then serve it with
+    /// ``serve(_:for:incoming:filter:)``.
+    @Sendable public func shouldUpgrade(_ request: Request) -> EventLoopFuture<HTTPHeaders?> {
+        fixStart(of: request)
+        return request.eventLoop.makeSucceededFuture([:])
+    }
+
+    /// Fixes now where the client of `request`'s connection starts (as ``shouldUpgrade(_:)`` does,
+    /// for a `shouldUpgrade` of your own).
+    public func fixStart(of request: Request) {
+        request.storage[FixedStart.self] = stream.feed.fixing(ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"]))
+    }
+
+    /// Serves `socket` as ``serve(_:from:incoming:filter:)`` does, from the start
+    /// ``shouldUpgrade(_:)`` (or ``fixStart(of:)``) fixed for `request`; without one, from its
+    /// `lastEventId` query parameter.
+    public func serve(_ socket: WebSocket, for request: Request,
+                      incoming: ((AnyPublisher<FeedSocketMessage, Never>) -> (any Cancellable)?)? = nil,
+                      filter: (@Sendable (Output) -> Bool)? = nil) {
+        let start = request.storage[FixedStart.self] ?? ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"])
+        serve(socket, from: start, incoming: incoming, filter: filter)
+    }
+}
+
+/// Where a WebSocket connection's client starts, kept in its request from the upgrade.
+private struct FixedStart: StorageKey {
+    typealias Value = ResumePoint
 }
 
 /// What `incoming` returned, carried into the task that cancels it when the connection ends

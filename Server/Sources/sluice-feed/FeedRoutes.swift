@@ -106,15 +106,19 @@ struct FeedRoutes: Sendable {
         return router
     }
 
-    func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    func webSocketRouter() -> Router<FeedWebSocketRequestContext> {
+        let router = Router(context: FeedWebSocketRequestContext.self)
         guard let sluice = engine as? SluiceEngine else { return router }
         let routes = self
         let backend = backend
-        router.ws("/ws") { inbound, outbound, context in
-            let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
+        // The client's start is fixed before the upgrade is answered: a client gets every event
+        // from the moment its socket opens.
+        router.ws("/ws", shouldUpgrade: { request, context in
+            context.fixStart(of: request, in: try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed)
+            return .upgrade([:])
+        }) { inbound, outbound, context in
             let feed = try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed
-            try await SluiceEngine.serveWebSocket(feed: feed, inbound: inbound, outbound: outbound, from: start) { text in
+            try await SluiceEngine.serveWebSocket(feed: feed, inbound: inbound, outbound: outbound, context: context) { text in
                 _ = await routes.post(Array(text.utf8), idempotencyKey: nil)
             }
         }

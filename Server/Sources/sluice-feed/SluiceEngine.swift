@@ -31,15 +31,15 @@ final class SluiceEngine: FanOutEngine {
         events.response(to: request)
     }
 
-    /// Serves `feed` on one WebSocket connection from `start`, each event a text message of JSON,
+    /// Serves `feed` on one WebSocket connection from the start its upgrade fixed, each event a text message of JSON,
     /// `{"id":"<epoch>-<n>","data":"…"}`; each text message the client sends is handed to `post`.
     static func serveWebSocket(feed: EventFeed<ServerSentEvent>, inbound: WebSocketInboundStream,
-                               outbound: WebSocketOutboundWriter, from start: ResumePoint,
+                               outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<FeedWebSocketRequestContext>,
                                post: @escaping @Sendable (String) async -> Void) async throws {
         let socket = WebSocketFeed(feed: feed) { id, event in
             .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
         }
-        try await socket.serve(inbound: inbound, outbound: outbound, from: start, maxMessageSize: 64 * 1024) { incoming in
+        try await socket.serve(inbound: inbound, outbound: outbound, context: context, maxMessageSize: 64 * 1024) { incoming in
             incoming.sink(receiveCompletion: { _ in }) { message in
                 if case .text(let text) = message { Task { await post(text) } }
             }

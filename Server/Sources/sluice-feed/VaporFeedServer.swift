@@ -54,19 +54,24 @@ struct VaporFeedServer: Service {
             }
             app.post("events", ":topic") { request in await Self.post(request, to: try request.parameters.require("topic"), routes) }
         }
-        // The feed is fetched before the upgrade (that may wait for PostgreSQL); the socket is then
-        // served from Vapor's synchronous upgrade handler, before it reads any message.
+        // The feed is fetched and the client's start fixed before the upgrade is answered (the
+        // fetch may wait for PostgreSQL); the socket is then served from Vapor's synchronous
+        // upgrade handler, before it reads any message.
+        let socketFeed: @Sendable (EventFeed<ServerSentEvent>) -> WebSocketFeed<ServerSentEvent> = { feed in
+            WebSocketFeed(feed: feed) { id, event in
+                .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
+            }
+        }
         app.webSocket("ws", shouldUpgrade: { request in
             request.eventLoop.makeFutureWithTask {
-                request.storage[SocketFeed.self] = try await feed(EventLogBackend.defaultTopic)
+                let feed = try await feed(EventLogBackend.defaultTopic)
+                request.storage[SocketFeed.self] = feed
+                socketFeed(feed).fixStart(of: request)
                 return [:]
             }
         }) { request, socket in
             guard let feed = request.storage[SocketFeed.self] else { return }
-            let start = ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"])
-            WebSocketFeed(feed: feed) { id, event in
-                .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
-            }.serve(socket, from: start) { incoming in
+            socketFeed(feed).serve(socket, for: request) { incoming in
                 incoming.sink { message in
                     if case .text(let text) = message {
                         Task { _ = await routes.post(Array(text.utf8), idempotencyKey: nil) }

@@ -13,20 +13,24 @@ func startHummingbirdServer(_ endpoints: Endpoints) async throws -> (port: Int, 
         let events = ServerSentEvents(stream: stream)
         router.get("events") { request, _ in events.response(to: request) }
     }
-    let wsRouter = Router(context: BasicWebSocketRequestContext.self)
+    let wsRouter = Router(context: FeedWebSocketRequestContext.self)
     if let stream = endpoints.socket {
         let socket = WebSocketFeed(stream: stream)
         let heard = endpoints.heard
-        wsRouter.ws("ws") { inbound, outbound, context in
-            let start = ResumePoint(lastEventID: context.request.uri.queryParameters["lastEventId"].map(String.init))
+        let upgrading = endpoints.upgrading
+        wsRouter.ws("ws", shouldUpgrade: { request, context in
+            let answer = socket.shouldUpgrade(request, context: context)
+            upgrading?()
+            return answer
+        }) { inbound, outbound, context in
             if let heard {
-                try await socket.serve(inbound: inbound, outbound: outbound, from: start) { incoming in
+                try await socket.serve(inbound: inbound, outbound: outbound, context: context) { incoming in
                     incoming.sink(receiveCompletion: { _ in }) { message in
                         if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
                     }
                 }
             } else {
-                try await socket.serve(inbound: inbound, outbound: outbound, from: start)
+                try await socket.serve(inbound: inbound, outbound: outbound, context: context)
             }
         }
     }

@@ -17,12 +17,14 @@ enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// What a test server serves: `GET /events` (Server-Sent Events of `events`) and `/ws` (WebSocket
 /// of `socket`, the client's text messages into `heard` when given; else nobody subscribes to
-/// them). `finishing` is finished on the framework's graceful shutdown (Hummingbird: a service
+/// them; `upgrading` is called once a WebSocket client's start is fixed, before its upgrade is
+/// answered). `finishing` is finished on the framework's graceful shutdown (Hummingbird: a service
 /// of the application's `ServiceGroup`; Vapor: ``FeedShutdown``).
 struct Endpoints: Sendable {
     var events: ServerSentEventStream<ServerSentEvent>?
     var socket: FeedSocketStream<String>?
     var heard: NIOLockedValueBox<[String]>?
+    var upgrading: (@Sendable () -> Void)?
     var finishing: EventFeed<ServerSentEvent>?
 }
 

@@ -17,9 +17,13 @@ func startVaporServer(_ endpoints: Endpoints) async throws -> (port: Int, shutDo
     if let stream = endpoints.socket {
         let socket = WebSocketFeed(stream: stream)
         let heard = endpoints.heard
-        app.webSocket("ws") { request, ws in
-            let start = ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"])
-            socket.serve(ws, from: start, incoming: heard.map { heard in { incoming in
+        let upgrading = endpoints.upgrading
+        app.webSocket("ws", shouldUpgrade: { request in
+            socket.fixStart(of: request)
+            upgrading?()
+            return request.eventLoop.makeSucceededFuture([:])
+        }) { request, ws in
+            socket.serve(ws, for: request, incoming: heard.map { heard in { incoming in
                 incoming.sink { message in
                     if case .text(let text) = message { heard.withLockedValue { $0.append(text) } }
                 }

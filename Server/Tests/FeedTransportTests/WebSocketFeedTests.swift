@@ -72,6 +72,25 @@ struct WebSocketFeedTests {
         }
     }
 
+    /// The socket is served after its upgrade has been answered: an event sent in between (here,
+    /// as the upgrade is decided) still reaches the new client, whose start the upgrade fixed.
+    @Test(arguments: Transport.allCases) func aNewClientGetsWhatTheFeedSentBetweenItsUpgradeAndItsConnection(transport: Transport) async throws {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject)
+        subject.send("before")
+        let socket = FeedSocketStream(feed: feed) { _, text in .text(text) }
+        let upgrading: @Sendable () -> Void = { subject.send("during the upgrade") }
+        try await withFeedServer(transport, Endpoints(socket: socket, upgrading: upgrading)) { port, _ in
+            let client = Client(port: port)
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            subject.send("after")
+            #expect(await waitUntil { client.messages.count == 2 })
+            #expect(client.messages == ["during the upgrade", "after"])
+            client.cancel()
+            #expect(await waitUntil { feed.stats.connectedClients == 0 })
+        }
+    }
+
     @Test(arguments: Transport.allCases) func aClientThatLeavesIsGoneFromTheFeed(transport: Transport) async throws {
         let subject = PassthroughSubject<String, Never>()
         let feed = EventFeed(subject)

@@ -1,3 +1,4 @@
+import MetricsTestKit
 import Sluice
 import SluiceFeed
 import SluiceTesting
@@ -45,6 +46,32 @@ import Testing
         #expect(tooOld.values.first == .reset(missed: 5))
         #expect(ids(tooOld.values) == [8, 9, 10, 11])
         #expect(current.values == [.event(id: feed.id(11), "v11")])
+    }
+
+    /// A transport fixes a new client's start when it answers the request and joins the client a
+    /// little later: the client gets what the feed sent in between, and counts as new, not resumed.
+    @Test func aStartFixedEarlierGetsWhatCameSinceAndCountsAsANewClient() throws {
+        let metrics = TestMetrics()
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(name: "fixed", metrics: metrics))
+        subject.send("a")
+        let fixed = feed.fixing(.live)
+        #expect(fixed == .liveSince(feed.id(1)))
+        #expect(feed.fixing(.after(feed.id(1))) == .after(feed.id(1)))
+        #expect(feed.fixing(.unreadable("70")) == .unreadable("70"))
+        subject.send("b")
+        subject.send("c")
+        let late = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client(from: fixed).subscribe(late)
+        let live = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client(from: .live).subscribe(live)
+        subject.send("d")
+        #expect(late.values == [.event(id: feed.id(2), "b"), .event(id: feed.id(3), "c"), .event(id: feed.id(4), "d")])
+        #expect(ids(live.values) == [4])
+        let resumes = try metrics.expectCounter("sluice_feed_resumes_total", [("feed", "fixed")])
+        #expect(resumes.totalValue == 0)
+        feed.client(from: .after(feed.id(3))).subscribe(TestSubscriber<FeedMessage<String>, FeedClientFailure>())
+        #expect(resumes.totalValue == 1)
     }
 
     @Test func dropsForTheSlowClientAloneAndCountsIt() throws {
