@@ -137,10 +137,15 @@ where Downstream.Input == PostgresNotificationEvent<Payload>, Downstream.Failure
             var connection: PostgresConnection?
             var listened = false
             do {
-                let opened = try await PostgresConnection.connect(
-                    on: publisher.group.next(), configuration: publisher.configuration, id: connectionID,
-                    logger: publisher.logger
-                ).get()
+                let (loop, configuration, id, logger) = (publisher.group.next(), publisher.configuration, connectionID, publisher.logger)
+                let opened = try await withTimeout(publisher.options.timeout) {
+                    let made = try await PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: logger).get()
+                    if Task.isCancelled {   // too late: this attempt has failed
+                        try? await made.close()
+                        throw CancellationError()
+                    }
+                    return made
+                }
                 connection = opened
                 try await opened.listen(on: publisher.channel) { notifications in
                     listened = true
@@ -193,14 +198,18 @@ where Downstream.Input == PostgresNotificationEvent<Payload>, Downstream.Failure
 
     /// Stops listening (when asked: the subscriber cancelled) and closes the connection, in a task
     /// of its own: the listener's task is cancelled by then, and a cancelled task's queries fail.
+    /// An `UNLISTEN` unanswered within the options' `timeout` is given up (the connection closes).
     private func close(_ connection: PostgresConnection?, unlisten: Bool) async {
         guard let connection else { return }
         let channel = publisher.channel
         let logger = publisher.logger
+        let timeout = publisher.options.timeout
         await Task {
             if unlisten {
                 let quoted = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                _ = try? await connection.query(PostgresQuery(unsafeSQL: "UNLISTEN \(quoted)"), logger: logger)
+                _ = try? await withTimeout(timeout, onTimeout: { try? await connection.close() }) {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: "UNLISTEN \(quoted)"), logger: logger)
+                }
             }
             try? await connection.close()
         }.value

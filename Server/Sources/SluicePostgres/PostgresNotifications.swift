@@ -61,12 +61,16 @@ public struct PostgresNotifications<Payload>: Publisher {
         public var bufferSize: Int
         /// When and how often to connect again after the connection is lost.
         public var reconnect: ReconnectPolicy
+        /// How long connecting, and `UNLISTEN` when the subscriber cancels, may take (10 s): past
+        /// it the attempt fails (and is made again), or the connection is closed without a word.
+        public var timeout: Duration
 
-        /// Options with a buffer of `bufferSize` events and the given reconnection policy.
-        public init(bufferSize: Int = 1_024, reconnect: ReconnectPolicy = ReconnectPolicy()) {
+        /// Options with a buffer of `bufferSize` events, the given reconnection policy and time limit.
+        public init(bufferSize: Int = 1_024, reconnect: ReconnectPolicy = ReconnectPolicy(), timeout: Duration = .seconds(10)) {
             precondition(bufferSize > 0, "bufferSize must be positive")
             self.bufferSize = bufferSize
             self.reconnect = reconnect
+            self.timeout = timeout
         }
     }
 

@@ -25,6 +25,10 @@ import NIOConcurrencyHelpers
 ///   more (PostgreSQL's limit), a value the encoder throws on, a query that fails. Each is
 ///   reported on ``outcomes`` as ``Outcome/failed(_:_:)`` and the next value goes on. A lost
 ///   connection is opened again for the next value.
+/// - **No value waits for ever**: connecting and each `pg_notify` have ``timeout`` (10 s); past it
+///   the value fails with ``PostgresNotifyError/queryFailed(_:)``, the connection is closed (one
+///   that stopped answering — half-open, a frozen proxy — is not used again) and the next value goes
+///   on a new one.
 /// - When the upstream completes, the values still queued are sent, then the connection closes and
 ///   ``outcomes`` finishes. ``cancel()`` stops at once: the upstream is cancelled, queued values are
 ///   dropped, the connection closes.
@@ -44,6 +48,8 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
     public let channel: String
     /// The most values queued or in flight at once (the upstream demand).
     public let maxInFlight: Int
+    /// How long connecting, or one `pg_notify`, may take before the value fails.
+    public let timeout: Duration
 
     private let configuration: PostgresConnection.Configuration
     private let group: any EventLoopGroup
@@ -71,10 +77,12 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
 
     /// A notifier for `channel` that turns each value into a payload with `encode`.
     public init(channel: String, configuration: PostgresConnection.Configuration, maxInFlight: Int = 16,
+                timeout: Duration = .seconds(10),
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "SluicePostgres"), encode: @escaping (Input) throws -> String) {
         precondition(maxInFlight > 0, "maxInFlight must be positive")
         self.channel = channel
+        self.timeout = timeout
         self.configuration = configuration
         self.maxInFlight = maxInFlight
         self.group = eventLoopGroup
@@ -144,11 +152,21 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
             do {
                 if connection == nil {
                     connectionID += 1
-                    connection = try await PostgresConnection.connect(
-                        on: group.next(), configuration: configuration, id: connectionID, logger: logger
-                    ).get()
+                    let (loop, configuration, id, logger) = (group.next(), configuration, connectionID, logger)
+                    connection = try await withTimeout(timeout) {
+                        let made = try await PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: logger).get()
+                        if Task.isCancelled {   // too late: the value has failed
+                            try? await made.close()
+                            throw CancellationError()
+                        }
+                        return made
+                    }
                 }
-                try await connection!.query("SELECT pg_notify(\(channel), \(pending.payload))", logger: logger)
+                let open = connection!
+                let (query, logger): (PostgresQuery, Logger) = ("SELECT pg_notify(\(channel), \(pending.payload))", logger)
+                try await withTimeout(timeout, onTimeout: { try? await open.close() }) {
+                    _ = try await open.query(query, logger: logger)
+                }
                 subject.send(.sent(pending.payload))
             } catch {
                 subject.send(.failed(pending.input, .queryFailed(PostgresFailure(error))))
@@ -193,11 +211,12 @@ extension Publisher {
     /// Publishes each value on `channel` with `pg_notify`, as the text `encode` makes of it: see
     /// ``PostgresNotifier``. Keep the notifier (it is the subscription's `Cancellable`).
     public func notifyPostgres(channel: String, configuration: PostgresConnection.Configuration, maxInFlight: Int = 16,
+                               timeout: Duration = .seconds(10),
                                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                                logger: Logger = Logger(label: "SluicePostgres"),
                                encode: @escaping (Output) throws -> String) -> PostgresNotifier<Output, Failure> {
         let notifier = PostgresNotifier<Output, Failure>(channel: channel, configuration: configuration,
-                                                         maxInFlight: maxInFlight, eventLoopGroup: eventLoopGroup,
+                                                         maxInFlight: maxInFlight, timeout: timeout, eventLoopGroup: eventLoopGroup,
                                                          logger: logger, encode: encode)
         subscribe(notifier)
         return notifier
@@ -207,9 +226,10 @@ extension Publisher {
 extension Publisher where Output == String {
     /// Publishes each string as it is on `channel` with `pg_notify`: see ``PostgresNotifier``.
     public func notifyPostgres(channel: String, configuration: PostgresConnection.Configuration, maxInFlight: Int = 16,
+                               timeout: Duration = .seconds(10),
                                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                                logger: Logger = Logger(label: "SluicePostgres")) -> PostgresNotifier<String, Failure> {
-        notifyPostgres(channel: channel, configuration: configuration, maxInFlight: maxInFlight,
+        notifyPostgres(channel: channel, configuration: configuration, maxInFlight: maxInFlight, timeout: timeout,
                        eventLoopGroup: eventLoopGroup, logger: logger) { $0 }
     }
 }
@@ -217,10 +237,10 @@ extension Publisher where Output == String {
 extension Publisher where Output: Encodable {
     /// Publishes each value as JSON on `channel` with `pg_notify`: see ``PostgresNotifier``.
     public func notifyPostgres(channel: String, configuration: PostgresConnection.Configuration,
-                               encoder: JSONEncoder = JSONEncoder(), maxInFlight: Int = 16,
+                               encoder: JSONEncoder = JSONEncoder(), maxInFlight: Int = 16, timeout: Duration = .seconds(10),
                                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                                logger: Logger = Logger(label: "SluicePostgres")) -> PostgresNotifier<Output, Failure> {
-        notifyPostgres(channel: channel, configuration: configuration, maxInFlight: maxInFlight,
+        notifyPostgres(channel: channel, configuration: configuration, maxInFlight: maxInFlight, timeout: timeout,
                        eventLoopGroup: eventLoopGroup, logger: logger) { value in
             String(decoding: try encoder.encode(value), as: UTF8.self)
         }

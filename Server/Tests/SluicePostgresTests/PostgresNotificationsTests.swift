@@ -158,6 +158,25 @@ import Testing
         #expect(subscriber.values.count == 1)
     }
 
+    /// A connection that stops answering (half-open) while the subscriber cancels: `UNLISTEN` is
+    /// given up after the options' `timeout` and the connection closed, not left waiting for ever.
+    @Test func cancelClosesAConnectionThatNoLongerAnswersItsUnlisten() async throws {
+        let channel = TestDatabase.channel("frozen")
+        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        defer { Task { await proxy.close() } }
+        let direct = try TestDatabase.configuration()
+        let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                       password: direct.password, database: direct.database, tls: .disable)
+        let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
+        PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(1)))
+            .subscribe(subscriber)
+        await waitUntil { subscriber.values.first?.isListening == true }
+        #expect(proxy.openConnections == 1)
+        proxy.freeze()
+        subscriber.cancel()
+        #expect(await waitUntil { proxy.openConnections == 0 }, "the listening connection is still open")
+    }
+
     @Test func keepsTheContract() async throws {
         let configuration = try TestDatabase.configuration()
         try await PublisherContract.verify(settle: .milliseconds(500), timeout: .seconds(10)) {

@@ -70,6 +70,39 @@ import Testing
         #expect(failures.count == 1)   // NaN is not JSON
         listener.cancel()
     }
+
+    /// A connection that stops answering (half-open): the value in flight fails after `timeout`,
+    /// the connection is closed, and the next value goes on a new one.
+    @Test func aValueUnansweredInTimeFailsAndTheNextGoesOnANewConnection() async throws {
+        let channel = TestDatabase.channel("frozen_out")
+        let listener = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
+        PostgresNotifications(channel: channel, configuration: try TestDatabase.configuration()).subscribe(listener)
+        await waitUntil { listener.values.first?.isListening == true }
+        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        defer { Task { await proxy.close() } }
+        let direct = try TestDatabase.configuration()
+        let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                       password: direct.password, database: direct.database, tls: .disable)
+        let source = PassthroughSubject<String, Never>()
+        let notifier = PostgresNotifier<String, Never>(channel: channel, configuration: through, timeout: .seconds(1)) { $0 }
+        let outcomes = TestSubscriber<PostgresNotifier<String, Never>.Outcome, Never>()
+        notifier.outcomes.subscribe(outcomes)
+        source.subscribe(notifier)
+        source.send("one")
+        #expect(await waitUntil { outcomes.values.count == 1 })
+        proxy.freeze()
+        source.send("lost")
+        #expect(await waitUntil { outcomes.values.count == 2 }, "the frozen query was not given up")
+        if case .failed("lost", .queryFailed)? = outcomes.values.last {} else { Issue.record("\(outcomes.values)") }
+        #expect(await waitUntil { proxy.openConnections == 0 })   // the frozen one is closed
+        source.send("three")
+        #expect(await waitUntil { outcomes.values.count == 3 })
+        #expect(proxy.openConnections == 1)   // a new one
+        #expect(await waitUntil { listener.values.count == 3 })
+        #expect(listener.values.dropFirst().map(\.payload) == ["one", "three"])
+        notifier.cancel()
+        listener.cancel()
+    }
 }
 
 final class Shared<Value>: @unchecked Sendable {
