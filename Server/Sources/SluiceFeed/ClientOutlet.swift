@@ -150,6 +150,8 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             stop(.fellBehind)
         case .failure(.historyUnavailable):
             stop(.historyUnavailable)
+        case .failure(.tooManyClients):
+            stop(.tooManyClients)
         }
     }
 

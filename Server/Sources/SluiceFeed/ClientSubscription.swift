@@ -108,12 +108,16 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     private let counters: FeedCounters
+    /// Whether the client counts: an admitted client joins at ``start(_:)`` and leaves (and gives
+    /// its place back) once; a refused one is only told.
+    private let counted: Bool
     private let changed: @Sendable () -> Void
     private let finishReason: @Sendable () -> String?
     private let state: NIOLockedValueBox<State>
 
-    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink) {
+    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink, counted: Bool = true) {
         counters = feed.counters
+        self.counted = counted
         changed = { feed.changed() }           // a client keeps its feed alive, as it always did
         finishReason = { feed.finishReason }
         state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream,
@@ -129,6 +133,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             $0.buffer.start(replay: start.replay, reset: start.reset, serial: start.serial, epoch: start.epoch,
                             startAfter: start.startAfter)
         }
+        guard counted else { return }
         counters.clientJoined()
         if case .some(let missed) = start.reset { counters.reset(missed: missed) }
         changed()
@@ -239,8 +244,22 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     private func leave() {
+        guard counted else { return }
         counters.clientLeft()
+        counters.release()
         changed()
+    }
+
+    /// Lets go of the feed's events before the client began, without leaving: the client goes on
+    /// reading the history, and attaches again with a subscription of its own.
+    func abandon() {
+        let upstream = state.withLockedValue { state -> (any Subscription)? in
+            state.downstream = nil
+            state.upstreamCancelled = true
+            defer { state.upstream = nil }
+            return state.upstream
+        }
+        upstream?.cancel()
     }
 
     /// After a hand-over: counts what was handed, wakes the writer, and completes the stream if

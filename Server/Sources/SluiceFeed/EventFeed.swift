@@ -50,6 +50,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         /// most this many of the database's connections. A client that leaves while it waits or
         /// reads (its connection closed) reads no further.
         public var historyReaders: Int
+        /// How many clients the feed serves at once (50,000): one more is refused
+        /// (``FeedClientFailure/tooManyClients(limit:)``; the transports answer 503 with
+        /// `Retry-After` before any stream begins), with a `notice` log line and
+        /// `sluice_feed_clients_refused_total`.
+        public var maximumClients: Int
         /// The feed's name: the `feed` dimension of its metrics and the `feed` metadata of its log
         /// lines ("feed").
         public var name: String
@@ -63,11 +68,13 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
         /// Options keeping `replay` events, with `policy` for slow clients.
         public init(replay: Int = 1_024, policy: SlowClientPolicy = .dropOldest(buffer: 256), historyLimit: Int = 50_000,
-                    historyReaders: Int = 4, name: String = "feed", logger: Logger = Logger(label: "sluice.feed"),
-                    metrics: any MetricsFactory = MetricsSystem.factory) {
+                    historyReaders: Int = 4, maximumClients: Int = 50_000, name: String = "feed",
+                    logger: Logger = Logger(label: "sluice.feed"), metrics: any MetricsFactory = MetricsSystem.factory) {
             precondition(replay >= 0, "replay must not be negative")
             precondition(historyReaders > 0, "historyReaders must be positive")
+            precondition(maximumClients > 0, "maximumClients must be positive")
             self.historyReaders = historyReaders
+            self.maximumClients = maximumClients
             precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
             precondition(historyLimit >= 0, "historyLimit must not be negative")
             self.replay = replay
@@ -307,6 +314,9 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// and begins deliveries.
     package func join(_ sink: any ClientSink, from start: ResumePoint, policy: SlowClientPolicy?) {
         let policy = policy ?? options.policy
+        guard counters.admit(limit: options.maximumClients) else {
+            return refuse(sink, .tooManyClients(limit: options.maximumClients), policy: policy, counted: false)
+        }
         if case .after = start { counters.resumed(from: start) }
         switch resumption(from: start, read: nil) {
         case .ready:
@@ -340,7 +350,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         var next = after
         do {
             while true {
-                if sink.hasLeft { return }   // nobody to read for
+                if sink.hasLeft { return counters.release() }   // nobody to read for
                 let room = options.historyLimit - read.events.count
                 if room <= 0 {   // further back than a client may catch up: a reset instead
                     read = HistoryRead(reset: .some(nil), epoch: read.epoch, through: read.through, exhausted: true)
@@ -372,14 +382,22 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                 next = EventID(uncheckedEpoch: read.epoch, position: read.through)
             }
         } catch {
-            let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink)
-            subscription.start(FeedStart(replay: [], reset: nil, serial: 0, epoch: "", startAfter: 0))
-            sink.receive(subscription: subscription)
-            subscription.fail(.historyUnavailable(reason: "\(error)"))
-            return
+            return refuse(sink, .historyUnavailable(reason: "\(error)"), policy: policy)
         }
         attach(sink, from: start, read: read, policy: policy)
     }
+
+    /// Ends `sink`'s stream with `failure` before it began.
+    private func refuse(_ sink: any ClientSink, _ failure: FeedClientFailure, policy: SlowClientPolicy, counted: Bool = true) {
+        let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink, counted: counted)
+        subscription.start(FeedStart(replay: [], reset: nil, serial: 0, epoch: "", startAfter: 0))
+        sink.receive(subscription: subscription)
+        subscription.fail(failure)
+    }
+
+    /// Whether the feed serves ``Options/maximumClients`` clients now: a transport answers a new
+    /// one 503 (with `Retry-After`) rather than begin a stream that would be refused.
+    public var isFull: Bool { counters.isFull(limit: options.maximumClients) }
 
     /// Clients reading the history now, and clients waiting for their turn.
     package var historyTurns: (reading: Int, waiting: Int) {
@@ -423,7 +441,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             sink.receive(subscription: subscription)
             subscription.attached()
         case .more(let after):   // the window moved past what was read, after the check
-            subscription.cancel()
+            subscription.abandon()
             Task { await self.catchUp(sink, from: start, after: after, policy: policy) }
         }
     }

@@ -37,6 +37,12 @@ public struct FeedSocketStream<Output: Sendable>: Sendable {
         self.encode = encode
     }
 
+    /// The close code of a connection refused because the feed serves as many clients as it may
+    /// (``EventFeed/Options/maximumClients``): 1013, try again later.
+    public static var tryAgainLater: UInt16 { 1013 }
+    /// The close reason sent with ``tryAgainLater``.
+    public static var fullReason: String { "the feed serves as many clients as it may; try again later" }
+
     /// A new client of the feed from `start` (its `lastEventId`: `ResumePoint(lastEventID:)`);
     /// with `filter`, it gets only the events it accepts. The client joins the feed at once:
     /// ``FeedSocketClient/run(send:)`` must follow (or ``FeedSocketClient/end()``).

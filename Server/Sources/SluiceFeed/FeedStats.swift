@@ -42,6 +42,8 @@ package final class FeedCounters: Sendable {
     let delivered = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
     let disconnected = Atomic<Int>(0)
+    /// Clients admitted and not yet gone (those reading the history before they join count too).
+    let admitted = Atomic<Int>(0)
     /// The feed's logger, with its name as `feed` metadata.
     let logger: Logger
 
@@ -52,6 +54,7 @@ package final class FeedCounters: Sendable {
     private let disconnectedMetric: Counter
     private let resumesMetric: Counter
     private let resetsMetric: Counter
+    private let refusedMetric: Counter
     private let lagMetric: Recorder
 
     init(name: String, logger: Logger, metrics: any MetricsFactory) {
@@ -66,13 +69,14 @@ package final class FeedCounters: Sendable {
         disconnectedMetric = Counter(label: "sluice_feed_clients_disconnected_total", dimensions: dimensions, factory: metrics)
         resumesMetric = Counter(label: "sluice_feed_resumes_total", dimensions: dimensions, factory: metrics)
         resetsMetric = Counter(label: "sluice_feed_resets_total", dimensions: dimensions, factory: metrics)
+        refusedMetric = Counter(label: "sluice_feed_clients_refused_total", dimensions: dimensions, factory: metrics)
         lagMetric = Recorder(label: "sluice_feed_client_lag_events", dimensions: dimensions, aggregate: true, factory: metrics)
     }
 
     /// Removes the feed's metrics from the metrics system (a released feed of its own name).
     func destroyMetrics() {
         clients.destroy()
-        for counter in [publishedMetric, deliveredMetric, droppedMetric, disconnectedMetric, resumesMetric, resetsMetric] {
+        for counter in [publishedMetric, deliveredMetric, droppedMetric, disconnectedMetric, resumesMetric, resetsMetric, refusedMetric] {
             counter.destroy()
         }
         lagMetric.destroy()
@@ -84,6 +88,28 @@ package final class FeedCounters: Sendable {
                   eventsDelivered: delivered.load(ordering: .relaxed),
                   eventsDropped: dropped.load(ordering: .relaxed),
                   clientsDisconnected: disconnected.load(ordering: .relaxed))
+    }
+
+    /// Counts one more client unless `limit` are admitted already.
+    func admit(limit: Int) -> Bool {
+        var current = admitted.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = admitted.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        refusedMetric.increment()
+        logger.notice("feed client refused: the feed has as many clients as it may serve", metadata: ["limit": "\(limit)"])
+        return false
+    }
+
+    /// An admitted client is gone.
+    func release() {
+        admitted.subtract(1, ordering: .relaxed)
+    }
+
+    func isFull(limit: Int) -> Bool {
+        admitted.load(ordering: .relaxed) >= limit
     }
 
     func clientJoined() {
@@ -149,7 +175,7 @@ package final class FeedCounters: Sendable {
             logger.debug("feed client finished")
         case FeedStreamStop.peerClosed?, FeedStreamStop.cancelled?:
             logger.debug("feed client left")
-        case FeedStreamStop.fellBehind?:
+        case FeedStreamStop.fellBehind?, FeedStreamStop.tooManyClients?:
             break   // logged when it happened
         case FeedStreamStop.shutdownTimedOut?:
             logger.notice("feed client did not take its last events within the shutdown grace period: disconnected")

@@ -7,6 +7,8 @@ public enum FeedStreamStop: Error, Sendable, Hashable {
     case fellBehind
     /// The client resumed from further back than memory, and the feed's history could not be read.
     case historyUnavailable
+    /// The feed already served as many clients as it may (``EventFeed/Options/maximumClients``).
+    case tooManyClients
     /// The peer closed its side of the connection.
     case peerClosed
     /// A shutdown began and the client did not take its last events within the grace period.

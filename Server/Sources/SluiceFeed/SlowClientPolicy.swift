@@ -34,5 +34,8 @@ public enum FeedClientFailure: Error, Hashable, Sendable {
     /// not be read (the database was unreachable): what it asked for is not known to be lost, so
     /// it is not reset; it can try again with the same id. `reason` is the error.
     case historyUnavailable(reason: String)
+    /// The feed already served ``EventFeed/Options/maximumClients`` clients (`limit`): this one was
+    /// refused before it began; it may try again later.
+    case tooManyClients(limit: Int)
 }
 #endif

@@ -78,11 +78,20 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// A `text/event-stream` response that streams the feed to this request's client, from after
-    /// its last event id. The client joins the feed when the response body begins to be written.
+    /// its last event id. The client joins the feed when the response body begins to be written;
+    /// a new client gets every event from this call on all the same (``/SluiceFeed/EventFeed/fixing(_:)``).
     /// With `filter`, the client gets only the events it accepts (what it may see): the others
     /// are skipped for it — they still count against its window — and it resumes past them.
+    ///
+    /// When the feed serves as many clients as it may (``/SluiceFeed/EventFeed/Options/maximumClients``),
+    /// the answer is 503 with `Retry-After: 5`, and no stream.
     public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
-        let start = Self.resumePoint(of: request)
+        if stream.feed.isFull {
+            return Response(status: .serviceUnavailable,
+                            headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "5"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "the feed serves as many clients as it may; try again later\n")))
+        }
+        let start = stream.feed.fixing(Self.resumePoint(of: request))
         let stream = self
         return Response(
             status: .ok,

@@ -34,6 +34,9 @@ import Sluice
 /// - **In**: the client's messages as a publisher that reads the next message from the socket
 ///   only when its subscriber has demand; it finishes when the client closes, fails on a
 ///   protocol error or a message over `maxMessageSize`.
+/// - **Refused**: a feed that serves as many clients as it may
+///   (``/SluiceFeed/EventFeed/Options/maximumClients``) closes the new connection at once with
+///   code 1013 (try again later) — a browser's `WebSocket` sees the close code, never an HTTP status.
 /// - **Ends**: as for ``ServerSentEvents``: the policy's disconnect and a shutdown outlasted by a
 ///   stalled client end the connection at once; ``/SluiceFeed/EventFeed/finish(reason:)`` sends the shutdown
 ///   message, then a close frame (`going away`). On the server's graceful shutdown
@@ -90,11 +93,15 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await client.run { message in
-                        switch message {
-                        case .text(let text): try await outbound.write(.text(text))
-                        case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
+                    do {
+                        try await client.run { message in
+                            switch message {
+                            case .text(let text): try await outbound.write(.text(text))
+                            case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
+                            }
                         }
+                    } catch FeedStreamStop.tooManyClients {
+                        return try await outbound.close(.unknown(FeedSocketStream<Output>.tryAgainLater), reason: FeedSocketStream<Output>.fullReason)
                     }
                     try await outbound.close(.goingAway, reason: "the feed has finished")
                 }

@@ -62,8 +62,16 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     /// its last event id. The client joins the feed when Vapor begins to write the body; a new
     /// client gets every event from this call on all the same (``/SluiceFeed/EventFeed/fixing(_:)``).
     /// With `filter`, the client gets only the events it accepts.
+    ///
+    /// When the feed serves as many clients as it may (``/SluiceFeed/EventFeed/Options/maximumClients``),
+    /// the answer is 503 with `Retry-After: 5`, and no stream.
     public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
         let stream = self.stream
+        if stream.feed.isFull {
+            return Response(status: .serviceUnavailable,
+                            headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "5"],
+                            body: .init(string: "the feed serves as many clients as it may; try again later\n"))
+        }
         let start = stream.feed.fixing(Self.resumePoint(of: request))
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "text", subType: "event-stream")

@@ -23,7 +23,9 @@ import Vapor
 ///
 /// The messages are ``/SluiceFeed/FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
 /// A client has at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more once
-/// the sends of the previous ones have been written to the socket. The connection ends when the
+/// the sends of the previous ones have been written to the socket. A feed that serves as many
+/// clients as it may (``/SluiceFeed/EventFeed/Options/maximumClients``) closes a new connection at
+/// once with code 1013 (try again later). The connection ends when the
 /// client closes it, when it falls behind under a disconnecting policy, or after the shutdown
 /// message once the feed finished (a close frame, `going away`).
 public struct WebSocketFeed<Output: Sendable>: Sendable {
@@ -80,6 +82,8 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
                     case .binary(let bytes): try await socket.send(raw: bytes.readableBytesView, opcode: .binary)
                     }
                 }
+            } catch FeedStreamStop.tooManyClients {
+                try? await socket.close(code: .unknown(FeedSocketStream<Output>.tryAgainLater))
             } catch {}
             try? await socket.close(code: .goingAway)
             kept?.cancellable.cancel()

@@ -1,4 +1,5 @@
 import MetricsTestKit
+import ServerTestSupport
 import Sluice
 import SluiceFeed
 import SluiceTesting
@@ -72,6 +73,36 @@ import Testing
         #expect(resumes.totalValue == 0)
         feed.client(from: .after(feed.id(3))).subscribe(TestSubscriber<FeedMessage<String>, FeedClientFailure>())
         #expect(resumes.totalValue == 1)
+    }
+
+    /// A feed with `maximumClients` clients refuses the next one before it begins, counts and logs
+    /// the refusal, and admits one again once a client has left.
+    @Test func aFullFeedRefusesTheNextClientUntilOneLeaves() throws {
+        let metrics = TestMetrics()
+        let logs = RecordingLogHandler.Store()
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(maximumClients: 2, name: "small", logger: RecordingLogHandler.logger(logs),
+                                                     metrics: metrics))
+        let first = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        let second = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client().subscribe(first)
+        feed.client().subscribe(second)
+        #expect(feed.isFull)
+        let refused = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client().subscribe(refused)
+        #expect(refused.completion == .failure(.tooManyClients(limit: 2)))
+        #expect(refused.values.isEmpty)
+        #expect(feed.stats.connectedClients == 2)
+        #expect(try metrics.expectCounter("sluice_feed_clients_refused_total", [("feed", "small")]).totalValue == 1)
+        #expect(logs.records(containing: "refused").count == 1)
+
+        second.cancel()
+        #expect(!feed.isFull && feed.stats.connectedClients == 1)
+        let third = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client().subscribe(third)
+        subject.send("x")
+        #expect(ids(first.values) == [1] && ids(third.values) == [1])
+        #expect(feed.stats.connectedClients == 2 && feed.isFull)
     }
 
     @Test func dropsForTheSlowClientAloneAndCountsIt() throws {

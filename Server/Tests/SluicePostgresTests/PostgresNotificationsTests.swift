@@ -168,7 +168,7 @@ import Testing
         let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
                                                        password: direct.password, database: direct.database, tls: .disable)
         let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
-        PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(1)))
+        PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(5)))
             .subscribe(subscriber)
         await waitUntil { subscriber.values.first?.isListening == true }
         #expect(proxy.openConnections == 1)

@@ -84,12 +84,13 @@ import Testing
         let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
                                                        password: direct.password, database: direct.database, tls: .disable)
         let source = PassthroughSubject<String, Never>()
-        let notifier = PostgresNotifier<String, Never>(channel: channel, configuration: through, timeout: .seconds(1)) { $0 }
+        let notifier = PostgresNotifier<String, Never>(channel: channel, configuration: through, timeout: .seconds(5)) { $0 }
         let outcomes = TestSubscriber<PostgresNotifier<String, Never>.Outcome, Never>()
         notifier.outcomes.subscribe(outcomes)
         source.subscribe(notifier)
         source.send("one")
         #expect(await waitUntil { outcomes.values.count == 1 })
+        if case .sent("one")? = outcomes.values.first {} else { Issue.record("\(outcomes.values)") }
         proxy.freeze()
         source.send("lost")
         #expect(await waitUntil { outcomes.values.count == 2 }, "the frozen query was not given up")
