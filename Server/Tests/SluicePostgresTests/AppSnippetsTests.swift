@@ -21,47 +21,56 @@ import Testing
         #expect(readme.contains(snippet), "Server/README.md does not show \(file) as it is")
     }
 
-    /// The table the apps write to, the log's tables, and where the log's topic stands.
-    private func prepare() async throws -> EventID {
-        _ = try await TestDatabase.run("CREATE TABLE IF NOT EXISTS purchases (id int PRIMARY KEY)")
-        _ = try await TestDatabase.run("DELETE FROM purchases")
-        let client = PostgresClient(configuration: try TestDatabase.clientConfiguration())
-        let running = Task { await client.run() }
-        defer { running.cancel() }
-        let log = PostgresEventLog(client: client)   // the apps' tables: the default prefix
-        try await log.migrate()
-        return try await log.head(of: "purchases")
+    /// A database of its own for `body`, dropped afterwards, with nothing in it but the apps' own
+    /// table (`purchases`): the log's tables are not there — the app makes them.
+    private func withEmptyDatabase(_ body: (PostgresClient.Configuration) async throws -> Void) async throws {
+        let name = "snippet_\(UInt32.random(in: 0...UInt32.max))"
+        _ = try await TestDatabase.run("CREATE DATABASE \(name)")
+        do {
+            _ = try await TestDatabase.run("CREATE TABLE purchases (id int PRIMARY KEY)", database: name)
+            #expect(try await TestDatabase.run("SELECT to_regclass('sluice_log_topics')::text", database: name) == [""])
+            try await body(try TestDatabase.clientConfiguration(database: name))
+            #expect(try await TestDatabase.run("SELECT to_regclass('sluice_log_topics')::text", database: name) == ["sluice_log_topics"])
+        } catch {
+            _ = try? await TestDatabase.run("DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+        _ = try await TestDatabase.run("DROP DATABASE \(name) WITH (FORCE)")
     }
 
-    /// A purchase posted to the app at `port` reaches a client that resumed after `before`.
-    private func checkPurchase(port: Int, after before: EventID) async throws {
-        let client = try await SSEClient.connect(port: port, path: "/events/purchases", lastEventID: before.description)
+    /// A purchase posted to the app at `port` reaches a client that resumed from before the topic's
+    /// first event (`_-0`, the head of a topic never published).
+    private func checkPurchase(port: Int, database: String) async throws {
+        let client = try await SSEClient.connect(port: port, path: "/events/purchases", lastEventID: EventID.origin.description)
         let id = Int.random(in: 1...1_000_000)
         let (status, body) = try await post("http://127.0.0.1:\(port)/purchases/\(id)")
-        #expect(status == 200)
+        #expect(status == 200, "\(body)")
         let event = try #require(EventID(body))
+        #expect(event.position == 1)
         #expect(await client.wait { $0.contains(where: \.isEvent) })
         #expect(client.events.first?.eventID == event)
         #expect(client.events.first?.data == [#"{"purchase":\#(id)}"#])
-        #expect(try await TestDatabase.run("SELECT id::text FROM purchases") == ["\(id)"])
+        #expect(try await TestDatabase.run("SELECT id::text FROM purchases", database: database) == ["\(id)"])
         await client.close()
     }
 
-    @Test func theHummingbirdAppServesAPurchasesEvent() async throws {
-        let before = try await prepare()
-        let port = try freeLoopbackPort()
-        let app = Task { try await runPurchasesApp(database: try TestDatabase.clientConfiguration(), port: port) }
-        defer { app.cancel() }
-        try await waitForPort(port)
-        try await checkPurchase(port: port, after: before)
-        app.cancel()
-        _ = await app.result
+    @Test func theHummingbirdAppServesAPurchasesEventFromAnEmptyDatabase() async throws {
+        try await withEmptyDatabase { database in
+            let port = try freeLoopbackPort()
+            let app = Task { try await runPurchasesApp(database: database, port: port) }
+            defer { app.cancel() }
+            try await waitForPort(port)
+            try await checkPurchase(port: port, database: database.database!)
+            app.cancel()
+            _ = await app.result
+        }
     }
 
-    @Test func theVaporAppServesAPurchasesEvent() async throws {
-        let before = try await prepare()
-        try await withVaporApp { app in try await configure(app, database: try TestDatabase.clientConfiguration()) } run: { port in
-            try await checkPurchase(port: port, after: before)
+    @Test func theVaporAppServesAPurchasesEventFromAnEmptyDatabase() async throws {
+        try await withEmptyDatabase { database in
+            try await withVaporApp { app in try await configure(app, database: database) } run: { port in
+                try await checkPurchase(port: port, database: database.database!)
+            }
         }
     }
 

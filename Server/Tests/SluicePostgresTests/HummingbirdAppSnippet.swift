@@ -9,7 +9,7 @@ import SluicePostgres
 func runPurchasesApp(database: PostgresClient.Configuration, port: Int) async throws {
     let logger = Logger(label: "purchases")
     let postgres = PostgresClient(configuration: database, backgroundLogger: logger)
-    let log = PostgresEventLog(client: postgres, logger: logger)        // tables: log.migrationSQL
+    let log = PostgresEventLog(client: postgres, logger: logger)        // makes its tables if missing
     let listener = PostgresEventLogListener(log: log, logger: logger)   // one per process, every topic
     let feeds = PostgresTopicFeeds(listener: listener) { ServerSentEvent(data: $0) }
     let streams = TopicEventStreams(feeds: { try await feeds.feed(of: $0) })

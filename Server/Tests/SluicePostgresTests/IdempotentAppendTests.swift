@@ -82,7 +82,7 @@ import Testing
             let running = Task { await client.run() }
             defer { running.cancel() }
             let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(120))
-            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(2))
+            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(2), makesTables: false)   // made: no migration first
             #expect(try await log.append("before", to: "t").position == 1)
             // The statement reaches the server and commits; its answer never comes back.
             proxy.freezeAnswers()

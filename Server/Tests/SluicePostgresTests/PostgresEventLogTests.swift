@@ -179,7 +179,7 @@ import Testing
             // Sanitizer on a busy machine took more than a second); calls on a silenced connection
             // are never answered, so any limit shows they return.
             let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(120))
-            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1))
+            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(1), makesTables: false)   // made: no migration first
             #expect(try await log.append("before", to: "t").position == 1)
             // Each time, the pool's connection stays open and says nothing more: no call waits for
             // an answer that never comes (returning at all is the proof); the silent connection is

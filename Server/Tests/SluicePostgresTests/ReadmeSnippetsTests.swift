@@ -100,8 +100,7 @@ import SluiceHummingbird
                                                            password: settings.password, database: settings.database, tls: .disable))
         let running = Task { await postgres.run() }                  // (an app runs it in its ServiceGroup)
         defer { running.cancel() }
-        let log = PostgresEventLog(client: postgres)
-        try await log.migrate()                                       // or run log.migrationSQL as a migration
+        let log = PostgresEventLog(client: postgres)                  // makes its tables if missing (or: log.migrationSQL)
         try await postgres.query("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY, total float8)", logger: logger)
         try await postgres.query("DELETE FROM orders", logger: logger)
         let before = try await log.head(of: "orders")

@@ -36,10 +36,10 @@ enum TestDatabase {
 
     /// Runs `sql` on a connection of its own; returns the first column of each row as text.
     @discardableResult
-    static func run(_ sql: String) async throws -> [String] {
+    static func run(_ sql: String, database: String? = nil) async throws -> [String] {
         let logger = Logger(label: "test")
         let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: try configuration(), id: 1, logger: logger
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: try configuration(database: database), id: 1, logger: logger
         ).get()
         defer { Task { try? await connection.close() } }
         var texts: [String] = []
@@ -96,10 +96,10 @@ extension PostgresNotificationEvent {
 extension TestDatabase {
     /// The client's settings for the test server, `applicationName` naming its connections (so a
     /// test can terminate them).
-    static func clientConfiguration(applicationName: String? = nil, port: Int? = nil) throws -> PostgresClient.Configuration {
+    static func clientConfiguration(applicationName: String? = nil, port: Int? = nil, database: String? = nil) throws -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1", port: try port ?? Int(setting("SLUICE_PG_PORT"))!, username: try setting("SLUICE_PG_USER"),
-            password: try setting("SLUICE_PG_PASSWORD"), database: try setting("SLUICE_PG_DATABASE"), tls: .disable)
+            password: try setting("SLUICE_PG_PASSWORD"), database: try database ?? setting("SLUICE_PG_DATABASE"), tls: .disable)
         if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
         return configuration
     }

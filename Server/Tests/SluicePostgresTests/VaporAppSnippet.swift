@@ -7,7 +7,7 @@ import Vapor
 /// Purchases and their events, committed together; every instance serves every topic's events.
 func configure(_ app: Application, database: PostgresClient.Configuration) async throws {
     let postgres = PostgresClient(configuration: database, backgroundLogger: app.logger)
-    let log = PostgresEventLog(client: postgres, logger: app.logger)        // tables: log.migrationSQL
+    let log = PostgresEventLog(client: postgres, logger: app.logger)        // makes its tables if missing
     let listener = PostgresEventLogListener(log: log, logger: app.logger)   // one per process, every topic
     let feeds = PostgresTopicFeeds(listener: listener) { ServerSentEvent(data: $0) }
     app.lifecycle.use(RunServices(postgres, listener, feeds, logger: app.logger))   // stopped first on shutdown

@@ -41,6 +41,7 @@ extension PostgresEventLog {
                        on connection: PostgresConnection) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
         let query = try appendQuery(payloads, topic, idempotencyKey)
+        try await ensureTables()   // on a connection of the log's: not in the caller's transaction
         return try await Self.appended(try await connection.query(query, logger: logger), count: payloads.count)
     }
 

@@ -10,7 +10,6 @@ import SluiceFeed
 ///
 /// ```swift
 /// let log = PostgresEventLog(client: postgres)            // the app's PostgresClient, running
-/// try await log.migrate()                                  // or run `log.migrationSQL` yourself
 /// try await postgres.withTransaction(logger: logger) { connection in
 ///     try await connection.query("INSERT INTO orders (id, total) VALUES (\(id), \(total))", logger: logger)
 ///     try await log.append(orderCreatedJSON, to: "orders", on: connection)   // committed with the order, or not at all
@@ -19,8 +18,9 @@ import SluiceFeed
 ///
 /// - **Tables**: `<prefix>_topics` (a row per topic: its epoch and its head, the latest position)
 ///   and `<prefix>_events` (topic, position, payload, written_at), `prefix` being `sluice_log` unless
-///   given. ``migrate()`` makes them if they are missing; ``migrationSQL`` is the same SQL for a
-///   migration tool.
+///   given. The log makes them itself, if they are missing, before its first query in this process
+///   (``makesTables``; once, whatever the number of callers and instances); ``migrationSQL`` is the
+///   same SQL for a migration tool.
 /// - **Positions follow commit order per topic.** An append increments its topic's head with an
 ///   `INSERT … ON CONFLICT DO UPDATE` on the topic's row, which keeps that row locked until the
 ///   appending transaction ends: a second transaction appending to the same topic waits there,
@@ -82,13 +82,19 @@ public struct PostgresEventLog: Sendable {
     /// transaction of its own).
     public var groupCommit: GroupCommit? { committer?.settings }
     let committer: GroupCommitter?
+    /// Whether the log makes its tables itself before its first query in this process (`true`);
+    /// `false` where a migration tool runs ``migrationSQL`` before the app starts.
+    public let makesTables: Bool
+    let tableMaker = TableMaker()
 
     /// A log in the tables named after `prefix`, reached through `client` (which the app runs, in
     /// its `ServiceGroup` or with `client.run()`). `prefix` is an SQL identifier: letters, digits
     /// and `_`, starting with a letter. Standalone appends made at the same time are committed
     /// together by `groupCommit` (`nil`: each in a transaction of its own).
     public init(client: PostgresClient, prefix: String = "sluice_log", timeout: Duration = .seconds(10),
-                groupCommit: GroupCommit? = GroupCommit(), logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
+                groupCommit: GroupCommit? = GroupCommit(), makesTables: Bool = true,
+                logger: Logger = Logger(label: "SluicePostgres.EventLog")) {
+        self.makesTables = makesTables
         committer = groupCommit.map(GroupCommitter.init(settings:))
         precondition(prefix.first?.isLetter == true && prefix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") },
                      "the tables' prefix must be an SQL identifier: ASCII letters, digits and _, starting with a letter")
@@ -186,12 +192,27 @@ public struct PostgresEventLog: Sendable {
         ]
     }
 
-    /// Makes the log's tables if they are missing, in one transaction.
+    /// Makes the log's tables if they are missing, in one transaction. The log does it itself
+    /// before its first query (``makesTables``): call it to have the tables now.
     public func migrate() async throws {
         try await client.withTransaction(logger: logger) { connection in
             // Two instances migrating at once would race on CREATE TABLE IF NOT EXISTS.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(topics)))", logger: logger)
             for sql in migrationSQL { try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        }
+        tableMaker.made()
+    }
+
+    /// Makes the tables unless they were made in this process (or ``makesTables`` is off): once,
+    /// the callers of the moment waiting for the same migration; one that failed (the database
+    /// unreachable: ``PostgresEventLogError/Kind/unavailable``) is tried again by the next caller.
+    func ensureTables() async throws {
+        guard makesTables, !tableMaker.isDone else { return }
+        let (log, timeout) = (self, timeout)
+        do {
+            try await tableMaker.make { try await withTimeout(timeout) { try await log.migrate() } }
+        } catch {
+            throw PostgresEventLogError.classify(error, broken: .unavailable, sent: false)
         }
     }
 
@@ -203,6 +224,7 @@ public struct PostgresEventLog: Sendable {
     /// call given one fails before it sends anything, so `body` is run again on another connection
     /// (twice at most). Never after this call's own limit closed its connection: it has answered.
     func onConnection<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await ensureTables()
         let leased = NIOLockedValueBox<PostgresConnection?>(nil)
         let client = client
         return try await withTimeout(timeout, onTimeout: {

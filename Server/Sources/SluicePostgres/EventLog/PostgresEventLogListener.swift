@@ -185,6 +185,7 @@ public final class PostgresEventLogListener: Service, @unchecked Sendable {
         var since = Date()
         while !Task.isCancelled {
             do {
+                try await log.ensureTables()   // its readers read them
                 switch connection {
                 case .logClient:
                     try await log.client.withConnection { connection in
