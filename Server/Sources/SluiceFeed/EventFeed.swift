@@ -39,12 +39,21 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     public struct Options: Sendable {
         /// How many of the latest events are kept for clients that resume (1,024).
         public var replay: Int
+        /// How many bytes of events (frames, or values' text or bytes) are kept for clients that
+        /// resume, at most (64 MiB): past it the oldest are let go, even within ``replay``. A client
+        /// resuming from before them reads them from a log's history, or is told
+        /// ``FeedMessage/reset(missed:)``.
+        public var replayBytes: Int
         /// The policy for clients that fall behind, unless a client is given its own
         /// (``SlowClientPolicy/dropOldest(buffer:)`` of 256 events).
         public var policy: SlowClientPolicy
         /// How many events a resuming client may read from a log's history before it joins the live
         /// events (50,000): from further back than that, it gets ``FeedMessage/reset(missed:)``.
         public var historyLimit: Int
+        /// How many bytes of events a resuming client may hold, read from a log's history, before it
+        /// joins the live events (64 MiB, checked after each page of at most 1,000 events): past it,
+        /// as past ``historyLimit``, it gets ``FeedMessage/reset(missed:)`` instead.
+        public var historyBytes: Int
         /// How many clients of the feed read a log's history at once (4); the others wait their
         /// turn, in the order they came. However many clients resume from far back, they hold at
         /// most this many of the database's connections. A client that leaves while it waits or
@@ -67,8 +76,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         public var metrics: any MetricsFactory
 
         /// Options keeping `replay` events, with `policy` for slow clients.
-        public init(replay: Int = 1_024, policy: SlowClientPolicy = .dropOldest(buffer: 256), historyLimit: Int = 50_000,
-                    historyReaders: Int = 4, maximumClients: Int = 50_000, name: String = "feed",
+        public init(replay: Int = 1_024, replayBytes: Int = 64 << 20, policy: SlowClientPolicy = .dropOldest(buffer: 256),
+                    historyLimit: Int = 50_000, historyBytes: Int = 64 << 20, historyReaders: Int = 4, maximumClients: Int = 50_000, name: String = "feed",
                     logger: Logger = Logger(label: "sluice.feed"), metrics: any MetricsFactory = MetricsSystem.factory) {
             precondition(replay >= 0, "replay must not be negative")
             precondition(historyReaders > 0, "historyReaders must be positive")
@@ -77,7 +86,10 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             self.maximumClients = maximumClients
             precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
             precondition(historyLimit >= 0, "historyLimit must not be negative")
+            precondition(replayBytes >= 0 && historyBytes >= 0, "replayBytes and historyBytes must not be negative")
             self.replay = replay
+            self.replayBytes = replayBytes
+            self.historyBytes = historyBytes
             self.policy = policy
             self.historyLimit = historyLimit
             self.name = name
@@ -91,6 +103,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         var lastID: UInt64
         var serial: UInt64 = 0
         var replay = Deque<FeedEvent>()
+        /// The bytes of the events in `replay`.
+        var replayBytes = 0
         var upstream: (any Subscription)?
         var finished: String?
         /// Clients reading the history now, and those waiting for their turn.
@@ -273,6 +287,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                 if missed == 0, after == state.lastID {   // renamed: the same history goes on
                     state.epoch = epoch
                     state.replay.removeAll()   // its events' ids name the old epoch
+                    state.replayBytes = 0
                     return []
                 }
                 return [breakHistory(&state, epoch: epoch, after: after, missed: missed)]
@@ -286,8 +301,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     private func keep(_ event: FeedEvent, in state: inout State) {
         guard options.replay > 0 else { return }
-        if state.replay.count == options.replay { state.replay.removeFirst() }
         state.replay.append(event)
+        state.replayBytes += event.bytes
+        while state.replay.count > options.replay || state.replayBytes > options.replayBytes, let oldest = state.replay.popFirst() {
+            state.replayBytes -= oldest.bytes
+        }
     }
 
     private func breakHistory(_ state: inout State, epoch: String, after: UInt64, missed: UInt64?) -> FeedEvent {
@@ -295,6 +313,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         state.epoch = epoch
         state.lastID = after
         state.replay.removeAll()
+        state.replayBytes = 0
         return FeedBreak(epoch: epoch, after: after, missed: missed, serial: state.serial)
     }
 
@@ -329,6 +348,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// What a client has read from the history so far.
     struct HistoryRead {
         var events: [FeedEvent] = []
+        /// The bytes of `events`.
+        var bytes = 0
         var reset: UInt64??
         var epoch: String
         var through: UInt64
@@ -352,7 +373,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             while true {
                 if sink.hasLeft { return counters.release() }   // nobody to read for
                 let room = options.historyLimit - read.events.count
-                if room <= 0 {   // further back than a client may catch up: a reset instead
+                if room <= 0 || read.bytes > options.historyBytes {   // further back than a client may catch up: a reset instead
                     read = HistoryRead(reset: .some(nil), epoch: read.epoch, through: read.through, exhausted: true)
                     read.events = []
                     break
@@ -364,15 +385,19 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                     case .event(let id, let value):
                         if id.epoch != read.epoch || id.position != read.through + 1 {   // a break inside the page
                             read.events.removeAll()
+                            read.bytes = 0
                             read.reset = .some(id.epoch == read.epoch ? id.position - read.through - 1 : nil)
                             read.epoch = id.epoch
                         }
-                        read.events.append(TypedFeedEvent(id: id.position, epoch: id.epoch, serial: 0, value: value))
+                        let event = TypedFeedEvent(id: id.position, epoch: id.epoch, serial: 0, value: value)
+                        read.events.append(event)
+                        read.bytes += event.bytes
                         read.through = id.position
                     case .reset(let epoch, let position, 0) where position == read.through:
                         read.epoch = epoch   // renamed: the same history goes on
                     case .reset(let epoch, let position, let missed):
                         read.events.removeAll()
+                        read.bytes = 0
                         read.reset = .some(missed)
                         read.epoch = epoch
                         read.through = position

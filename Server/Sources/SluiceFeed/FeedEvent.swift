@@ -25,13 +25,17 @@ package class FeedEvent: @unchecked Sendable {
     /// For an event of a feed of ``ServerSentEvent``s: its whole SSE frame (`id:` line, `event:`
     /// and `data:` lines), made once for every client that writes it as it is.
     package let frame: ByteBuffer?
+    /// About how many bytes the event holds (its frame, or its value's text or bytes): what the
+    /// feed's byte limits count.
+    let bytes: Int
 
-    init(id: UInt64, epoch: String, serial: UInt64, isBreak: Bool = false, frame: ByteBuffer? = nil) {
+    init(id: UInt64, epoch: String, serial: UInt64, isBreak: Bool = false, frame: ByteBuffer? = nil, bytes: Int = 0) {
         self.id = id
         self.epoch = epoch
         self.serial = serial
         self.isBreak = isBreak
         self.frame = frame
+        self.bytes = bytes
     }
 
     /// The event's id as clients see it.
@@ -50,8 +54,18 @@ final class TypedFeedEvent<Output>: FeedEvent, @unchecked Sendable {
 
     init(id: UInt64, epoch: String, serial: UInt64, value: Output) {
         self.value = value
-        super.init(id: id, epoch: epoch, serial: serial,
-                   frame: (value as? ServerSentEvent).map { ServerSentEvent.frame(of: $0, epoch: epoch, position: id) })
+        let frame = (value as? ServerSentEvent).map { ServerSentEvent.frame(of: $0, epoch: epoch, position: id) }
+        super.init(id: id, epoch: epoch, serial: serial, frame: frame, bytes: frame?.readableBytes ?? Self.bytes(of: value))
+    }
+
+    /// The bytes of a value's text or bytes; for other values, their inline size.
+    private static func bytes(of value: Output) -> Int {
+        switch value {
+        case let text as String: text.utf8.count
+        case let buffer as ByteBuffer: buffer.readableBytes
+        case let bytes as [UInt8]: bytes.count
+        default: MemoryLayout<Output>.size
+        }
     }
 }
 

@@ -105,6 +105,25 @@ import Testing
         #expect(feed.stats.connectedClients == 2 && feed.isFull)
     }
 
+    /// The replay window lets the oldest events go once it holds `replayBytes`, even within
+    /// `replay` events: a client from before them is told what it missed.
+    @Test func theReplayWindowHoldsAtMostReplayBytes() {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 100, replayBytes: 10))
+        for value in ["aaaa", "bbbb", "cccc", "dddd", "eeee"] { subject.send(value) }   // 4 bytes each: 2 kept
+        let within = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client(after: feed.id(3)).subscribe(within)
+        #expect(within.values == [.event(id: feed.id(4), "dddd"), .event(id: feed.id(5), "eeee")])
+        let before = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client(after: feed.id(2)).subscribe(before)
+        #expect(before.values == [.reset(missed: 1), .event(id: feed.id(4), "dddd"), .event(id: feed.id(5), "eeee")])
+        // An event larger than the limit is not kept at all.
+        subject.send(String(repeating: "f", count: 11))
+        let after = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
+        feed.client(after: feed.id(5)).subscribe(after)
+        #expect(after.values == [.reset(missed: 1)])
+    }
+
     @Test func dropsForTheSlowClientAloneAndCountsIt() throws {
         let subject = PassthroughSubject<String, Never>()
         let feed = EventFeed(subject, options: .init(policy: .dropOldest(buffer: 2)))

@@ -134,6 +134,27 @@ import Testing
         #expect(feed.stats.connectedClients == 1)
     }
 
+    /// A client may read at most `historyLimit` events, and `historyBytes` bytes, from the history
+    /// before it joins: from further back, it is reset to the live events instead.
+    @Test func aClientFurtherBackThanTheHistoryLimitsIsResetInstead() async {
+        let log = MemoryLog()
+        let counted = EventFeed(log: log.live, after: id(0), history: log.history, options: .init(replay: 10, historyLimit: 1_500))
+        let sized = EventFeed(log: log.live, after: id(0), history: log.history,
+                              options: .init(replay: 10, historyBytes: 3_000))   // "v1000" and on: 5 bytes each
+        log.append(2_500)
+        for feed in [counted, sized] {
+            let far = Client()
+            feed.client(after: id(7)).subscribe(far)
+            #expect(await waitUntil { far.completion == nil && far.values.count >= 1 && positions(far.values).last == 2_500 })
+            #expect(far.values.first == .reset(missed: nil))
+            #expect(positions(far.values).count < 2_493)
+            let near = Client()
+            feed.client(after: id(2_000)).subscribe(near)
+            #expect(await waitUntil { positions(near.values).last == 2_500 })
+            #expect(positions(near.values) == Array(2_001...2_500))
+        }
+    }
+
     @Test func aClientAheadOfThisFeedGetsOnlyWhatComesAfterIt() async {
         let log = MemoryLog()
         let feed = EventFeed(log: log.live, after: id(0), history: log.history)
