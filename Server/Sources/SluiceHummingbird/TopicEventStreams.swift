@@ -42,14 +42,19 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
     public let authorize: @Sendable (Request, String) async -> TopicAccess<Output>
     /// How each stream behaves.
     public let options: ServerSentEvents<Output>.Options
-    private let encode: @Sendable (Output) -> ServerSentEvent
+    /// A topic's feed as its streams serve it.
+    private let events: @Sendable (EventFeed<Output>) -> ServerSentEvents<Output>
 
-    /// Streams of topics' feeds of ready-encoded events.
+    /// Streams of topics' feeds of ready-encoded events: each event's frame is made once, by its
+    /// feed, for every client.
     public init(feeds: @escaping @Sendable (String) async throws -> EventFeed<Output>,
                 options: ServerSentEvents<Output>.Options = .init(),
                 authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed })
     where Output == ServerSentEvent {
-        self.init(feeds: feeds, options: options, encode: { $0 }, authorize: authorize)
+        self.feeds = feeds
+        self.options = options
+        events = { ServerSentEvents(feed: $0, options: options) }
+        self.authorize = authorize
     }
 
     /// Streams of topics' feeds, each event encoded by `encode` for each client.
@@ -59,7 +64,7 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
                 authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed }) {
         self.feeds = feeds
         self.options = options
-        self.encode = encode
+        events = { ServerSentEvents(feed: $0, options: options, encode: encode) }
         self.authorize = authorize
     }
 
@@ -81,7 +86,7 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
             response.headers[.retryAfter] = "1"
             return response
         }
-        return ServerSentEvents(feed: feed, options: options, encode: encode).response(to: request, filter: filter)
+        return events(feed).response(to: request, filter: filter)
     }
 
     private static func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {

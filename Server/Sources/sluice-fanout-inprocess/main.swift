@@ -4,13 +4,15 @@
 // M and divides the difference by N × ΔM: instructions per delivery, with set-up and tear-down
 // (making the tasks) taken out.
 //
-//   sluice-fanout-inprocess <sluice | feed | stream | share> <consumers> <events>
+//   sluice-fanout-inprocess <sluice | feed | feed-encoding | stream | share> <consumers> <events>
 //
 // sluice: `subject.buffer(size: 64, prefetch: .byRequest, whenFull: .dropOldest).values` per
 //         consumer — each consumer its own subscriber, with its own demand and buffer;
 // feed:   the path that ships: an `EventFeed` of `ServerSentEvent`s and, per consumer, a
 //         `ServerSentEventStream` client whose `write` takes the bytes of its SSE stream (what a
 //         socket would be given), reads the ids in them and checks their order;
+// feed-encoding: the same, each client encoding each event itself (`encode:`, as `TopicEventStreams`
+//         did before it took the feed's frames);
 // stream: one `AsyncStream` per consumer (`.bufferingNewest(64)`), yielded to in a loop;
 // share:  swift-async-algorithms' `share(bufferingPolicy: .bounded(64))` of one `AsyncStream`.
 import AsyncAlgorithms
@@ -22,7 +24,7 @@ import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let consumers = Int(arguments[2]), let events = Int(arguments[3]), events <= 64 else {
-    print("usage: sluice-fanout-inprocess <sluice|feed|stream|share> <consumers> <events ≤ 64>")
+    print("usage: sluice-fanout-inprocess <sluice|feed|feed-encoding|stream|share> <consumers> <events ≤ 64>")
     exit(2)
 }
 
@@ -100,10 +102,12 @@ Task.detached {
         }
         for value in 0..<events { subject.send(value) }
         for task in tasks { await task.value }
-    case "feed":
+    case "feed", "feed-encoding":
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject, options: .init(replay: 0, policy: .dropOldest(buffer: 64)))
-        let stream = ServerSentEventStream(feed: feed, options: .init(retry: nil, heartbeat: nil))
+        let stream = arguments[1] == "feed"
+            ? ServerSentEventStream(feed: feed, options: .init(retry: nil, heartbeat: nil))
+            : ServerSentEventStream(feed: feed, options: .init(retry: nil, heartbeat: nil)) { $0 }
         let tasks = (0..<consumers).map { _ in
             let client = stream.client()
             return Task {

@@ -71,6 +71,14 @@ import Testing
         try await appenders.waitForCommitted(100)
         Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances")
         try await appenders.waitForCommitted(250)
+        // A client with an id from the future (one the log never had: a forged id, or one from a
+        // database that lost it): told `reset` at once, then every event from there, moving as the
+        // others do.
+        let epoch = try #require(clients[0].received.first?.epoch)
+        let future = FleetClient(index: 6, topic: topic, from: "\(epoch)-1000000")
+        let futureTask = Task { await future.run(ports: { ports.withLockedValue { $0 } }, stop: stop) }
+        #expect(await waitUntil { future.resets == 1 })
+        let futureFrom = appenders.committed
         await instances[1].kill()
         ports.withLockedValue { $0[1] = nil }
         Self.say("fleet: instance B killed (SIGKILL)")
@@ -85,6 +93,11 @@ import Testing
         Self.say("fleet: PostgreSQL restarted")
         try await appenders.waitForCommitted(800)
         Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances again")
+        // 1,000 topics never published, opened by clients that leave at once: nothing is written.
+        let opened = await Self.openNeverPublishedTopics(1_000, port: instances[2].port, prefix: "\(topic)-never-")
+        #expect(opened == 1_000, "only \(opened) of 1,000 never-published topics' streams began")
+        #expect(try await TestDatabase.run("SELECT count(*)::text FROM sluice_log_topics WHERE topic LIKE '\(topic)-never-%'") == ["0"])
+        Self.say("fleet: \(opened) never-published topics opened, no row written")
         try await appenders.waitForCommitted(1_000)
         appenders.finish()
         Self.say("fleet: appenders stopping")
@@ -100,6 +113,15 @@ import Testing
         Self.say("fleet: \(truth.count) events committed, \(appenders.rolledBack) transactions rolled back, \(appenders.failed) appends failed")
         stop.set(last: UInt64(truth.count))
         for task in clientTasks { await task.value }
+        await futureTask.value
+        let fromFuture = future.received.map(\.position)
+        Self.say("fleet: the client from the future: reset \(future.resets) time(s), then \(fromFuture.count) events "
+                 + "(\(fromFuture.first ?? 0)…\(fromFuture.last ?? 0)) over \(future.connections) connections")
+        #expect(future.resets == 1)
+        #expect(fromFuture.last == UInt64(truth.count) && fromFuture == Array((fromFuture.first ?? 1)...UInt64(truth.count)),
+                "the client from the future: positions \(Self.describeDifference(fromFuture, truth.count))")
+        #expect((fromFuture.first ?? 0) <= UInt64(futureFrom) + 1, "the client from the future skipped events after its reset")
+        #expect(future.received.map(\.payload) == Array(truth.suffix(fromFuture.count)))
 
         for fleetClient in clients {
             let got = fleetClient.received
@@ -119,6 +141,25 @@ import Testing
                 let text = (try? String(contentsOf: instance.output, encoding: .utf8)) ?? ""
                 Self.say("fleet: instance \(instance.name)'s log:\n" + text.split(separator: "\n").suffix(30).joined(separator: "\n"))
             }
+        }
+    }
+
+    /// Opens `count` topics named `prefix<n>`, never published, on the instance at `port`, eight at
+    /// a time, each client leaving once its stream began; how many began.
+    static func openNeverPublishedTopics(_ count: Int, port: Int, prefix: String) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            var began = 0
+            for n in 0..<count {
+                if n >= 8, await group.next() == true { began += 1 }
+                group.addTask {
+                    guard let client = try? await SSEClient.connect(port: port, path: "/events/\(prefix)\(n)") else { return false }
+                    let ok = await client.wait(timeout: 30) { $0.contains { $0.retry != nil } }
+                    await client.close()
+                    return ok
+                }
+            }
+            for await ok in group where ok { began += 1 }
+            return began
         }
     }
 
@@ -310,12 +351,15 @@ final class FleetClient: Sendable {
 
     let index: Int
     let topic: String
+    /// The id its first connection resumes after (`nil`: a new client).
+    let from: String?
     private let state = NIOLockedValueBox((received: [Received](), connections: 0, visited: Set<Int>(), ports: Set<Int>(),
                                            resets: 0, joined: 0))
 
-    init(index: Int, topic: String) {
+    init(index: Int, topic: String, from: String? = nil) {
         self.index = index
         self.topic = topic
+        self.from = from
     }
 
     var received: [Received] { state.withLockedValue { $0.received } }
@@ -330,12 +374,12 @@ final class FleetClient: Sendable {
         var instance = index % 3
         while ContinuousClock.now < stop.deadline {
             let have = received
-            if let last = stop.last, UInt64(have.count) >= last { return }
+            if let last = stop.last, let position = have.last?.position, position >= last { return }
             guard let port = ports()[instance] else {   // down: the next one
                 instance = (instance + 1) % 3
                 continue
             }
-            let lastID = have.last.map { EventID(epoch: $0.epoch, position: $0.position).description }
+            let lastID = have.last.map { EventID(epoch: $0.epoch, position: $0.position).description } ?? from
             guard let client = try? await SSEClient.connect(port: port, path: "/events/\(topic)", lastEventID: lastID) else {
                 try? await Task.sleep(for: .milliseconds(50))
                 instance = (instance + 1) % 3
@@ -362,7 +406,7 @@ final class FleetClient: Sendable {
                 }
                 seen = frames.count
                 if taken >= stay || client.ended || ContinuousClock.now >= stop.deadline { break }
-                if let last = stop.last, UInt64(received.count) >= last { break }
+                if let last = stop.last, let position = received.last?.position, position >= last { break }
                 try? await Task.sleep(for: .milliseconds(5))
             }
             await client.close()
