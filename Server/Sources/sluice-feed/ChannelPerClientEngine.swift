@@ -29,7 +29,7 @@ final class ChannelPerClientEngine: FanOutEngine {
         }
     }
 
-    func publish(_ event: FeedEvent) {
+    func publish(_ event: NumberedEvent) {
         counters.published.add(1, ordering: .relaxed)
         queue.yield(event.frame)
     }

@@ -9,7 +9,7 @@ import Synchronization
 protocol FanOutEngine: Sendable {
     /// Hands one event to every connected client. Called by ``FeedInput`` only, one call at a
     /// time, in the order of the events' ids; must not wait for any client.
-    func publish(_ event: FeedEvent)
+    func publish(_ event: NumberedEvent)
     /// The `text/event-stream` response for one client of `GET /events`.
     func eventsResponse(to request: Request) -> Response
     /// The engine's counters now.
@@ -20,7 +20,7 @@ protocol FanOutEngine: Sendable {
 }
 
 /// One event: its number in the feed (the SSE `id`, from 1) and its text (the SSE `data`).
-struct FeedEvent: Sendable {
+struct NumberedEvent: Sendable {
     let id: UInt64
     let text: String
 

@@ -17,7 +17,7 @@ final class FeedInput: Sendable {
     func publish(_ text: String) {
         lastID.withLockedValue { lastID in
             lastID += 1
-            engine.publish(FeedEvent(id: lastID, text: text))
+            engine.publish(NumberedEvent(id: lastID, text: text))
         }
     }
 }

@@ -86,7 +86,7 @@ struct FeedServer {
         var configuration = ServiceGroupConfiguration(
             services: backendServices.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) } + [
                 .init(service: server)] + afterServer.map { .init(service: $0) } + [
-                .init(service: FeedShutdown(engine: engine, bench: bench),
+                .init(service: EngineShutdown(engine: engine, bench: bench),
                       successTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -24,7 +24,7 @@ where Shared.Element == Frame, Shared.Failure == Never {
         self.limit = limit
     }
 
-    func publish(_ event: FeedEvent) {
+    func publish(_ event: NumberedEvent) {
         counters.published.add(1, ordering: .relaxed)
         source.yield(event.frame)
         published.value.store(event.id, ordering: .releasing)

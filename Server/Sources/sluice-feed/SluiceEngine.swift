@@ -23,7 +23,7 @@ final class SluiceEngine: FanOutEngine {
         events = ServerSentEvents(feed: feed)
     }
 
-    func publish(_ event: FeedEvent) {
+    func publish(_ event: NumberedEvent) {
         subject.send(ServerSentEvent(data: event.text))
     }
 

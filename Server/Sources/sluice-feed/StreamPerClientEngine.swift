@@ -13,7 +13,7 @@ final class StreamPerClientEngine: FanOutEngine {
 
     init(buffer: Int) { self.buffer = buffer }
 
-    func publish(_ event: FeedEvent) {
+    func publish(_ event: NumberedEvent) {
         counters.published.add(1, ordering: .relaxed)
         let frame = event.frame
         var lost = 0

@@ -3,7 +3,7 @@ import ServiceLifecycle
 /// The server's own part of a graceful shutdown, as a service: waits for it, then stops the
 /// benchmark's timer and PostgreSQL, and finishes the engine — every client gets its last event
 /// (`event: shutdown`) and its stream ends.
-struct FeedShutdown: Service {
+struct EngineShutdown: Service {
     let engine: any FanOutEngine
     let bench: BenchRun
 
