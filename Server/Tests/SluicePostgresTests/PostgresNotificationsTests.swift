@@ -168,13 +168,13 @@ import Testing
         let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
                                                        password: direct.password, database: direct.database, tls: .disable)
         let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
-        PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(5)))
+        PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(30)))
             .subscribe(subscriber)
         await waitUntil { subscriber.values.first?.isListening == true }
         #expect(proxy.openConnections == 1)
         proxy.freeze()
         subscriber.cancel()
-        #expect(await waitUntil { proxy.openConnections == 0 }, "the listening connection is still open")
+        #expect(await waitUntil(timeout: 120) { proxy.openConnections == 0 }, "the listening connection is still open")
     }
 
     @Test func keepsTheContract() async throws {
