@@ -54,18 +54,18 @@ extension FleetTests {
 
             // The failover: the primary stops at once, the standby takes its port and is promoted.
             try await server.failOver()
-            #expect(await waitUntil { Self.resets(connected.values) == 1 }, "the connected client was not told")
+            #expect(await waitUntil { HistoryMovedTests.resets(connected.values) == 1 }, "the connected client was not told")
             let first = try await server.appendWhenReachable(log, "new16", to: "orders")
             #expect(first.position == 16 && first.epoch != oldEpoch)
             for i in 17...18 { try await log.append("new\(i)", to: "orders") }
 
             // Connected throughout: the 20 old events, a reset, then the new history from 16.
-            #expect(await waitUntil { Self.texts(connected.values).count == 23 })
-            #expect(Self.texts(connected.values) == (1...20).map { "old\($0)" } + (16...18).map { "new\($0)" })
-            #expect(Self.resets(connected.values) == 1)
+            #expect(await waitUntil { HistoryMovedTests.events(connected.values).count == 23 })
+            #expect(HistoryMovedTests.events(connected.values) == (1...20).map { "old\($0)" } + (16...18).map { "new\($0)" })
+            #expect(HistoryMovedTests.resets(connected.values) == 1)
             #expect(connected.values.dropFirst(20).first.map { if case .reset = $0 { true } else { false } } == true)
             let newEpoch = first.epoch
-            #expect(Self.ids(connected.values).suffix(3).allSatisfy { $0.epoch == newEpoch })
+            #expect(HistoryMovedTests.ids(connected.values).suffix(3).allSatisfy { $0.epoch == newEpoch })
 
             // Resuming with an id the new primary never had: reset where the histories part (after
             // 15), then the new history; from before the parting: no reset, the same events renamed.
@@ -73,24 +73,12 @@ extension FleetTests {
             feed.client(after: EventID(epoch: oldEpoch, position: 18)).subscribe(lost)
             let kept = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .unlimited)
             feed.client(after: EventID(epoch: oldEpoch, position: 12)).subscribe(kept)
-            #expect(await waitUntil { Self.texts(lost.values).count == 3 && Self.texts(kept.values).count == 6 })
-            #expect(Self.resets(lost.values) == 1 && Self.texts(lost.values) == (16...18).map { "new\($0)" })
-            #expect(Self.resets(kept.values) == 0)
-            #expect(Self.texts(kept.values) == (13...15).map { "old\($0)" } + (16...18).map { "new\($0)" })
-            #expect(Self.ids(kept.values).allSatisfy { $0.epoch == newEpoch })
+            #expect(await waitUntil { HistoryMovedTests.events(lost.values).count == 3 && HistoryMovedTests.events(kept.values).count == 6 })
+            #expect(HistoryMovedTests.resets(lost.values) == 1 && HistoryMovedTests.events(lost.values) == (16...18).map { "new\($0)" })
+            #expect(HistoryMovedTests.resets(kept.values) == 0)
+            #expect(HistoryMovedTests.events(kept.values) == (13...15).map { "old\($0)" } + (16...18).map { "new\($0)" })
+            #expect(HistoryMovedTests.ids(kept.values).allSatisfy { $0.epoch == newEpoch })
         }
-    }
-
-    static func texts(_ messages: [FeedMessage<String>]) -> [String] {
-        messages.compactMap { if case .event(_, let text) = $0 { text } else { nil } }
-    }
-
-    static func ids(_ messages: [FeedMessage<String>]) -> [EventID] {
-        messages.compactMap { if case .event(let id, _) = $0 { id } else { nil } }
-    }
-
-    static func resets(_ messages: [FeedMessage<String>]) -> Int {
-        messages.filter { if case .reset = $0 { true } else { false } }.count
     }
 }
 

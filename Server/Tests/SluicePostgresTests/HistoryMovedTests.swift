@@ -37,15 +37,15 @@ import Testing
         func stop() { tasks.forEach { $0.cancel() } }
     }
 
-    private func events(_ messages: [FeedMessage<String>]) -> [String] {
+    static func events(_ messages: [FeedMessage<String>]) -> [String] {
         messages.compactMap { if case .event(_, let text) = $0 { text } else { nil } }
     }
 
-    private func ids(_ messages: [FeedMessage<String>]) -> [EventID] {
+    static func ids(_ messages: [FeedMessage<String>]) -> [EventID] {
         messages.compactMap { if case .event(let id, _) = $0 { id } else { nil } }
     }
 
-    private func resets(_ messages: [FeedMessage<String>]) -> Int {
+    static func resets(_ messages: [FeedMessage<String>]) -> Int {
         messages.filter { if case .reset = $0 { true } else { false } }.count
     }
 
@@ -77,20 +77,20 @@ import Testing
             for i in 1...20 { try await log.append("old\(i)", to: "orders") }
             await waitUntil { connected.values.count == 20 }
             let oldEpoch = try await epoch(log, "orders")
-            let lastOld = try #require(ids(connected.values).last)
+            let lastOld = try #require(Self.ids(connected.values).last)
             // The failover: the new primary has only the first 10, and every connection is cut.
             try await loseCommits(log, "orders", after: 10)
             try await TestDatabase.terminate(applicationName: name)
             for i in 11...13 { try await log.append("new\(i)", to: "orders") }
-            await waitUntil { events(connected.values).count == 23 }
-            #expect(events(connected.values) == (1...20).map { "old\($0)" } + (11...13).map { "new\($0)" })
+            await waitUntil { Self.events(connected.values).count == 23 }
+            #expect(Self.events(connected.values) == (1...20).map { "old\($0)" } + (11...13).map { "new\($0)" })
             // Told exactly where the history moved: a reset after the 20 old events, before the new.
             let after = Array(connected.values.dropFirst(20))
             #expect(after.first.map { if case .reset = $0 { true } else { false } } == true)
-            #expect(resets(connected.values) == 1)
+            #expect(Self.resets(connected.values) == 1)
             let newEpoch = try await epoch(log, "orders")
             #expect(newEpoch != oldEpoch)
-            #expect(ids(after).map(\.position) == [11, 12, 13] && ids(after).allSatisfy { $0.epoch == newEpoch })
+            #expect(Self.ids(after).map(\.position) == [11, 12, 13] && Self.ids(after).allSatisfy { $0.epoch == newEpoch })
             // A client resuming with an id of the lost history is reset where the histories parted,
             // then gets the current history from there; one resuming from before the parting goes
             // on without a reset (the same events, renamed).
@@ -99,12 +99,12 @@ import Testing
             let beforeParting = Client()
             feed.client(after: EventID(epoch: oldEpoch, position: 5)).subscribe(beforeParting)
             try await log.append("new14", to: "orders")
-            await waitUntil { events(resuming.values).count == 4 && events(beforeParting.values).count == 9 }
-            #expect(resets(resuming.values) == 1 && events(resuming.values) == (11...14).map { "new\($0)" })
+            await waitUntil { Self.events(resuming.values).count == 4 && Self.events(beforeParting.values).count == 9 }
+            #expect(Self.resets(resuming.values) == 1 && Self.events(resuming.values) == (11...14).map { "new\($0)" })
             #expect(resuming.values.first.map { if case .reset = $0 { true } else { false } } == true)
-            #expect(resets(beforeParting.values) == 0)
-            #expect(events(beforeParting.values) == (6...10).map { "old\($0)" } + (11...14).map { "new\($0)" })
-            #expect(ids(beforeParting.values).allSatisfy { $0.epoch == newEpoch })
+            #expect(Self.resets(beforeParting.values) == 0)
+            #expect(Self.events(beforeParting.values) == (6...10).map { "old\($0)" } + (11...14).map { "new\($0)" })
+            #expect(Self.ids(beforeParting.values).allSatisfy { $0.epoch == newEpoch })
         }
     }
 
@@ -121,12 +121,12 @@ import Testing
             await waitUntil { connected.values.count == 20 }
             // The head is back at 20 when the reader looks, but positions 11–20 are other events.
             try await loseCommits(log, "orders", after: 10, reused: (11...20).map { "new\($0)" })
-            await waitUntil { events(connected.values).count == 30 }
-            #expect(events(connected.values) == (1...20).map { "old\($0)" } + (11...20).map { "new\($0)" })
-            #expect(resets(connected.values) == 1)
+            await waitUntil { Self.events(connected.values).count == 30 }
+            #expect(Self.events(connected.values) == (1...20).map { "old\($0)" } + (11...20).map { "new\($0)" })
+            #expect(Self.resets(connected.values) == 1)
             let after = Array(connected.values.dropFirst(20))
             #expect(after.first.map { if case .reset = $0 { true } else { false } } == true)
-            #expect(ids(after).map(\.position) == Array(11...20))
+            #expect(Self.ids(after).map(\.position) == Array(11...20))
         }
     }
 
@@ -140,10 +140,10 @@ import Testing
             await waitUntil { instance.listener.state.isListening }
             let future = Client()
             feed.client(from: ResumePoint(lastEventID: "\(first.epoch)-1000")).subscribe(future)
-            await waitUntil { resets(future.values) == 1 }
+            await waitUntil { Self.resets(future.values) == 1 }
             for i in 2...4 { try await log.append("e\(i)", to: "t") }
-            await waitUntil { events(future.values).count == 3 }
-            #expect(events(future.values) == ["e2", "e3", "e4"] && resets(future.values) == 1)
+            await waitUntil { Self.events(future.values).count == 3 }
+            #expect(Self.events(future.values) == ["e2", "e3", "e4"] && Self.resets(future.values) == 1)
             #expect(future.values.first.map { if case .reset = $0 { true } else { false } } == true)
             // Nothing was renewed: a forged id resets its own client only.
             #expect(try await epoch(log, "t") == first.epoch)
@@ -171,13 +171,13 @@ import Testing
             #expect(try await rows() == ["0"])
             try await log.append(contentsOf: ["a", "b"], to: "fresh")
             await waitUntil { live.values.count == 2 && fromOrigin.values.count == 2 }
-            #expect(events(live.values) == ["a", "b"] && events(fromOrigin.values) == ["a", "b"])
-            #expect(resets(live.values) == 0 && resets(fromOrigin.values) == 0)
+            #expect(Self.events(live.values) == ["a", "b"] && Self.events(fromOrigin.values) == ["a", "b"])
+            #expect(Self.resets(live.values) == 0 && Self.resets(fromOrigin.values) == 0)
             // The origin stays a valid id: a client resuming from it later gets every event.
             let later = Client()
             feed.client(after: .origin).subscribe(later)
             await waitUntil { later.values.count == 2 }
-            #expect(events(later.values) == ["a", "b"] && resets(later.values) == 0)
+            #expect(Self.events(later.values) == ["a", "b"] && Self.resets(later.values) == 0)
         }
     }
 
