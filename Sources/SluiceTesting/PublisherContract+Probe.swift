@@ -470,7 +470,12 @@ final class ContractProbe<Input, Failure: Error>: Subscriber, CustomStringConver
             let outstanding = given.max.map { Subscribers.Demand.max(max(0, $0 - sent)) } ?? .unlimited
             let how = returned ? "returned \(Self.describe(demand: demand)) from receive(_:)" : "request(\(Self.describe(demand: demand)))"
             let index = record("⇡ upstream \(number): \(how)", thread)
-            guard case .boundedByDownstream(let extra) = plan.upstreamDemand.limit,
+            // An upstream accepts demand while live and reports it after releasing its lock: by the
+            // time the report arrives it may have ended, and the operator may have passed the same
+            // owed demand on to its next upstream (retry, catch). An ended upstream sends nothing
+            // more, so what it was left holding cannot break rule 2.
+            guard upstreams[number - 1] == .live,
+                  case .boundedByDownstream(let extra) = plan.upstreamDemand.limit,
                   let granted = state.granted.max, state.completions == 0, state.cancelCalls == 0
             else { return }
             let wanted = max(0, granted - (state.values - valuesBeforeSubscription))
