@@ -117,6 +117,10 @@ let serverTargets: [Target] = [
             server("NIOConcurrencyHelpers", "swift-nio"),
             server("Logging", "swift-log"),
             server("Metrics", "swift-metrics"),
+            // A thrown PostgresEventLogError answers as it should in a route of either framework.
+            server("Hummingbird", "hummingbird", trait: "Hummingbird"),
+            server("HTTPTypes", "swift-http-types", trait: "Hummingbird"),
+            server("Vapor", "vapor", trait: "Vapor"),
         ],
         path: "Server/Sources/SluicePostgres"),
     // The feed over Hummingbird: SSE and WebSocket endpoints, topics.

@@ -98,16 +98,10 @@ struct PostAnswer: Sendable {
         PostAnswer(status: 202, text: "{\"id\":\"\(id)\"}\n", outcome: nil)
     }
 
+    /// The log's own answer to `error` (see ``/SluicePostgres/PostgresEventLogError/httpStatus``).
     static func failed(_ error: PostgresEventLogError) -> PostAnswer {
-        switch error.kind {
-        case .invalid: PostAnswer(status: 400, text: "\(error.message)\n", outcome: nil)
-        case .idempotencyKeyReused: PostAnswer(status: 422, text: "\(error.message)\n", outcome: nil)
-        case .outcomeUnknown:
-            PostAnswer(status: 503, text: "the event may have been stored: retry with the same Idempotency-Key to store it once\n",
-                       outcome: "unknown")
-        case .unavailable, .limitReached:
-            PostAnswer(status: 503, text: "the event was not stored; try again\n", outcome: "not-stored")
-        }
+        PostAnswer(status: error.httpStatus, text: error.httpReason + "\n",
+                   outcome: error.httpHeaders.first { $0.name == "Sluice-Outcome" }?.value)
     }
 
     /// The answer to a post that can never be appended, checked before any query; `nil` when it

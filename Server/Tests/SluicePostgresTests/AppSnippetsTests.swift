@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import PostgresNIO
 import SluiceFeed
 import SluicePostgres
@@ -72,6 +75,50 @@ import Testing
                 try await checkPurchase(port: port, database: database.database!)
             }
         }
+    }
+
+    /// With the app's database unreachable, its routes answer 503 with `Retry-After` (a client
+    /// tries again later), not 500: the log's errors answer for themselves in both frameworks.
+    private func checkUnavailable(port: Int) async throws {
+        async let posted = answer("POST", "http://127.0.0.1:\(port)/purchases/\(Int.random(in: 1...1_000_000))")
+        async let read = answer("GET", "http://127.0.0.1:\(port)/events/purchases")
+        let (post, get) = try await (posted, read)
+        for (status, headers, body) in [post, get] {
+            #expect(status == 503, "\(body)")
+            #expect(headers["Retry-After"] == "1")
+        }
+        #expect(post.headers["Sluice-Outcome"] == "not-stored")
+    }
+
+    @Test func theHummingbirdAppAnswers503WhileItsDatabaseIsUnreachable() async throws {
+        let database = try TestDatabase.clientConfiguration(port: try freeLoopbackPort())
+        let port = try freeLoopbackPort()
+        let app = Task { try await runPurchasesApp(database: database, port: port) }
+        defer { app.cancel() }
+        try await waitForPort(port)
+        try await checkUnavailable(port: port)
+        app.cancel()
+        _ = await app.result
+    }
+
+    @Test func theVaporAppAnswers503WhileItsDatabaseIsUnreachable() async throws {
+        let database = try TestDatabase.clientConfiguration(port: try freeLoopbackPort())
+        try await withVaporApp { app in try await configure(app, database: database) } run: { port in
+            try await checkUnavailable(port: port)
+        }
+    }
+
+    /// The status, the headers asked for (by name, in any case) and the body of a `method` request
+    /// to `url`.
+    private func answer(_ method: String, _ url: String) async throws -> (status: Int, headers: [String: String], body: String) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        let headers = ["Retry-After", "Sluice-Outcome"].reduce(into: [String: String]()) { headers, name in
+            headers[name] = http?.value(forHTTPHeaderField: name)
+        }
+        return (http?.statusCode ?? 0, headers, String(decoding: data, as: UTF8.self))
     }
 
     /// Waits until something accepts connections on `port`.

@@ -17,7 +17,7 @@ func runPurchasesApp(database: PostgresClient.Configuration, port: Int) async th
     let router = Router()
     router.post("purchases/:id") { _, context in                        // the row and its event: both or neither
         let id = try context.parameters.require("id", as: Int.self)
-        let event = try await postgres.withTransaction(logger: logger) { connection in
+        let event = try await log.withTransaction { connection in
             try await connection.query("INSERT INTO purchases (id) VALUES (\(id))", logger: logger)
             return try await log.append(#"{"purchase":\#(id)}"#, to: "purchases", on: connection)
         }

@@ -106,7 +106,7 @@ import SluiceHummingbird
         let before = try await log.head(of: "orders")
 
         // The order and its event are committed together, or neither is.
-        let id = try await postgres.withTransaction(logger: logger) { connection in
+        let id = try await log.withTransaction { connection in
             try await connection.query("INSERT INTO orders (id, total) VALUES (\(42), \(9.5))", logger: logger)
             return try await log.append(#"{"order":42}"#, to: "orders", on: connection)
         }
@@ -125,8 +125,8 @@ import SluiceHummingbird
         #expect(printed.value == ["event \(id)"])
         #expect(id.position == before.position + 1 && (before.isOrigin || id.epoch == before.epoch))
         struct Declined: Error {}
-        await #expect(throws: (any Error).self) {
-            try await postgres.withTransaction(logger: logger) { connection in
+        await #expect(throws: Declined.self) {   // the body's own error, after the rollback
+            try await log.withTransaction { connection in
                 try await connection.query("INSERT INTO orders (id, total) VALUES (\(43), \(1.0))", logger: logger)
                 try await log.append(#"{"order":43}"#, to: "orders", on: connection)
                 throw Declined()

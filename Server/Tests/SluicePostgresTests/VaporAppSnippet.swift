@@ -14,7 +14,7 @@ func configure(_ app: Application, database: PostgresClient.Configuration) async
 
     app.post("purchases", ":id") { request in                              // the row and its event: both or neither
         let id = try request.parameters.require("id", as: Int.self)
-        let event = try await postgres.withTransaction(logger: request.logger) { connection in
+        let event = try await log.withTransaction { connection in
             try await connection.query("INSERT INTO purchases (id) VALUES (\(id))", logger: request.logger)
             return try await log.append(#"{"purchase":\#(id)}"#, to: "purchases", on: connection)
         }

@@ -10,7 +10,7 @@ import SluiceFeed
 ///
 /// ```swift
 /// let log = PostgresEventLog(client: postgres)            // the app's PostgresClient, running
-/// try await postgres.withTransaction(logger: logger) { connection in
+/// try await log.withTransaction { connection in                      // or postgres.withTransaction
 ///     try await connection.query("INSERT INTO orders (id, total) VALUES (\(id), \(total))", logger: logger)
 ///     try await log.append(orderCreatedJSON, to: "orders", on: connection)   // committed with the order, or not at all
 /// }
@@ -60,7 +60,10 @@ import SluiceFeed
 ///   for the first append's transaction to end.
 /// - **Errors tell what a retry does** (``PostgresEventLogError/Kind``): a topic name outside
 ///   ``isValidTopic(_:)`` or a payload with a NUL character is refused before any query; a
-///   standalone append that timed out or lost its connection is ``PostgresEventLogError/Kind/outcomeUnknown``.
+///   standalone append that timed out or lost its connection is ``PostgresEventLogError/Kind/outcomeUnknown``;
+///   ``withTransaction(_:)`` tells the same of the caller's transaction. A route of Hummingbird or
+///   Vapor that throws one answers with its ``PostgresEventLogError/httpStatus`` (503 with
+///   `Retry-After` while the database is unavailable).
 public struct PostgresEventLog: Sendable {
     /// The client that appends without a transaction of the caller's and reads.
     public let client: PostgresClient

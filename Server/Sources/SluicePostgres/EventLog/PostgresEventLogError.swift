@@ -57,6 +57,41 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible, F
         }
     }
 
+    /// The HTTP status an answer to a request that failed this way has: 400 for ``Kind/invalid``,
+    /// 422 for ``Kind/idempotencyKeyReused``, 503 for the others (a retry later may succeed).
+    /// Hummingbird and Vapor answer a thrown `PostgresEventLogError` with it (the `Hummingbird`
+    /// and `Vapor` traits), with ``httpHeaders`` and ``httpReason``.
+    public var httpStatus: Int {
+        switch kind {
+        case .invalid: 400
+        case .idempotencyKeyReused: 422
+        case .outcomeUnknown, .unavailable, .limitReached: 503
+        }
+    }
+
+    /// The headers of that answer: for a 503, `Retry-After: 1` and `Sluice-Outcome`, which tells a
+    /// producer whether what it sent may have been stored — `unknown` (retry with the same
+    /// idempotency key to store it once) or `not-stored`.
+    public var httpHeaders: [(name: String, value: String)] {
+        switch kind {
+        case .invalid, .idempotencyKeyReused: []
+        case .outcomeUnknown: [("Retry-After", "1"), ("Sluice-Outcome", "unknown")]
+        case .unavailable, .limitReached: [("Retry-After", "1"), ("Sluice-Outcome", "not-stored")]
+        }
+    }
+
+    /// The text of that answer, for the client: ``message`` where it is about the request itself
+    /// (what is refused and why); otherwise what happened to the request, without the server's
+    /// details (those are in ``message``, for the server's log).
+    public var httpReason: String {
+        switch kind {
+        case .invalid, .idempotencyKeyReused: message
+        case .outcomeUnknown: "the outcome is unknown: it may have been stored; retry with the same Idempotency-Key to store it once"
+        case .unavailable: "the event log is unavailable and nothing was stored; try again"
+        case .limitReached: "a limit of the server was reached and nothing was stored; try again"
+        }
+    }
+
     /// `error` as the log tells it: its own errors as they are — except that one thrown before
     /// anything was `sent` (no connection within the limit) is ``Kind/unavailable``; PostgreSQL
     /// refusing the statement (the server answered: the statement, and so its transaction, did
