@@ -45,12 +45,42 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
-        // The live example server (two instances sharing PostgreSQL, a page showing the feed) and
-        // the server side of the fan-out benchmark: Sluice beside async-algorithms' share() and a
-        // channel or stream per client, switched by --engine.
+        // The example apps: the same live feed on Hummingbird and on Vapor (one file each), and
+        // what they share apart from the framework (settings, the page, the topic rule).
+        .target(
+            name: "LiveFeedExample",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")]),
+        .executableTarget(
+            name: "sluice-example-hummingbird",
+            dependencies: [
+                "LiveFeedExample",
+                .product(name: "SluiceHummingbird", package: "Sluice"),
+                .product(name: "SluicePostgres", package: "Sluice"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
+        .executableTarget(
+            name: "sluice-example-vapor",
+            dependencies: [
+                "LiveFeedExample",
+                .product(name: "SluiceVapor", package: "Sluice"),
+                .product(name: "SluicePostgres", package: "Sluice"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
+        // The server side of the fan-out benchmark: Sluice beside async-algorithms' share() and a
+        // channel or stream per client, switched by --engine; with --postgres, instances sharing
+        // an event log (the fleet test's).
         .executableTarget(
             name: "sluice-feed",
             dependencies: [
+                "LiveFeedExample",
                 .product(name: "SluiceHummingbird", package: "Sluice"),
                 .product(name: "SluicePostgres", package: "Sluice"),
                 .product(name: "Sluice", package: "Sluice"),

@@ -48,20 +48,6 @@ struct EventLogBackend: Sendable {
             log: log, retention: .init(default: .init(maximumCount: Self.retainedEvents)), interval: .seconds(60))
     }
 
-    /// Makes the log's tables, trying again while the database is not reachable yet (up to a minute).
-    func migrate(say: @Sendable (String) -> Void) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            do {
-                try await log.migrate()
-                return
-            } catch where ContinuousClock.now < deadline {
-                say("the event log's tables could not be made yet (\(error)); trying again")
-                try await Task.sleep(for: .milliseconds(500))
-            }
-        }
-    }
-
     /// Appends `text` to `topic`: its id once committed, `nil` when the database cannot take it.
     func append(_ text: String, to topic: String) async -> EventID? {
         try? await log.append(text, to: topic)

@@ -1,4 +1,5 @@
 import Hummingbird
+import LiveFeedExample
 import HummingbirdWebSocket
 import NIOCore
 import Prometheus
@@ -57,7 +58,7 @@ struct FeedRoutes: Sendable {
 
     func httpRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        let page = ByteBuffer(string: FeedPage.html(instance: options.instance, engine: options.engine.rawValue))
+        let page = ByteBuffer(string: FeedPage.html(instance: options.instance, server: "sluice-feed, engine \(options.engine.rawValue)", stats: true))
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }

@@ -42,13 +42,11 @@ struct FeedServer {
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let backend = options.postgres ? EventLogBackend(logger: logger) : nil
         let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, backend: backend, metrics: metrics)
-        // The PostgreSQL client runs from here on (the log's tables are made before the server
-        // starts); it stops after the service group.
+        // The PostgreSQL client runs from here on; it stops after the service group. The log makes
+        // its tables before its first query (the listener's start, or an append).
         let client = backend.map { backend in Task { await backend.client.run() } }
         defer { client?.cancel() }
         if let backend {
-            try await backend.migrate(say: say)
-            say("event log ready in PostgreSQL")
             let listener = backend.listener
             Task {
                 for await state in listener.statePublisher.values {

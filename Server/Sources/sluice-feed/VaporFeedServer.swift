@@ -1,4 +1,5 @@
 import Foundation
+import LiveFeedExample
 import Prometheus
 import ServiceLifecycle
 import Sluice
@@ -33,7 +34,7 @@ struct VaporFeedServer: Service {
     private func register(on app: Application) {
         let routes = routes
         let backend = routes.backend
-        let page = FeedPage.html(instance: routes.options.instance, engine: "sluice (Vapor)")
+        let page = FeedPage.html(instance: routes.options.instance, server: "sluice-feed, engine sluice on Vapor", stats: true)
         app.get { _ in Self.response(.ok, page, type: "text/html; charset=utf-8") }
         let feed: @Sendable (String) async throws -> EventFeed<ServerSentEvent> = { topic in
             try await backend?.feeds.feed(of: topic) ?? engine.feed

@@ -236,8 +236,9 @@ struct Instance: Sendable {
     }
 }
 
-/// Starts `arguments` with standard output (and error) to the file at `output` (`/dev/null` if nil).
-func spawn(_ arguments: [String], output: String?) throws -> pid_t {
+/// Starts `arguments` with standard output (and error) to the file at `output` (`/dev/null` if nil),
+/// in this process's environment with `environment`'s variables set over it.
+func spawn(_ arguments: [String], output: String?, environment: [String: String] = [:]) throws -> pid_t {
     var pid: pid_t = 0
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -246,7 +247,11 @@ func spawn(_ arguments: [String], output: String?) throws -> pid_t {
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
-    let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+    var variables = ProcessInfo.processInfo.environment
+    variables.merge(environment) { $1 }
+    let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { envp.forEach { free($0) } }
+    let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
     guard spawned == 0 else { throw FleetFailure("could not run \(arguments[0]): \(spawned)") }
     return pid
 }

@@ -1,13 +1,18 @@
-/// `GET /`: a self-contained page (no external resources) that shows the feed live through
-/// `EventSource('/events')` — each event an `<li>` of its data text in `#events`, newest first,
-/// the last 200 kept; `#status` says "connected" or "reconnecting" — and posts text to
-/// `POST /events` from a small form. The instance's name is in the title and the heading. A small
-/// chart (inline SVG, `#chart`) draws this instance's last minute from `GET /stats`, read every
-/// second: its clients, the events it delivered per second, and the events its clients lost by
-/// their policy per second; `#clients`, `#rate` and `#drops` say the latest values.
-enum FeedPage {
-    static func html(instance: String, engine: String) -> String {
+/// `GET /`: a self-contained page (no external resources) that shows a topic live through
+/// `EventSource` on `events` (`/events` or `/events/<topic>`) — each event an `<li>` of its data
+/// text in `#events`, newest first, the last 200 kept; `#status` says "connected" or
+/// "reconnecting" — and posts text to the same path from a small form. The instance's name is in
+/// the title and the heading. With `stats`, a small chart (inline SVG, `#chart`) draws this
+/// instance's last minute from `GET /stats`, read every second: its clients, the events it
+/// delivered per second, and the events its clients lost by their policy per second; `#clients`,
+/// `#rate` and `#drops` say the latest values.
+public enum FeedPage {
+    /// The page of instance `instance`, served by `server`, for the events at `events`.
+    public static func html(instance: String, server: String, events: String = "/events", stats: Bool = false) -> String {
         let name = escaped(instance)
+        let path = escaped(events)
+        let chart = stats ? Self.chart : ""
+        let sampling = stats ? Self.sampling : ""
         return """
             <!doctype html>
             <html lang="en">
@@ -36,19 +41,13 @@ enum FeedPage {
             </head>
             <body>
             <h1>Sluice feed — instance <span id="instance">\(name)</span></h1>
-            <p>Engine <code>\(escaped(engine))</code> · <span id="status">connecting</span></p>
+            <p>Served by <code>\(escaped(server))</code> · events of <code>\(path)</code> · <span id="status">connecting</span></p>
             <form id="post">
               <input id="text" name="text" autocomplete="off" placeholder="An event for every instance's clients" required>
               <button type="submit">Post</button>
             </form>
             <p id="notices"></p>
-            <svg id="chart" viewBox="0 0 60 100" preserveAspectRatio="none" data-samples="0" role="img"
-                 aria-label="this instance's clients, events delivered per second and events dropped per second, the last minute">
-              <polyline class="clients" points=""></polyline><polyline class="rate" points=""></polyline>
-              <polyline class="drops" points=""></polyline>
-            </svg>
-            <p id="legend"><span class="clients">clients <b id="clients">–</b></span><span class="rate">delivered/s
-              <b id="rate">–</b></span><span class="drops">dropped/s <b id="drops">–</b></span></p>
+            \(chart)
             <ul id="events"></ul>
             <script>
             const list = document.getElementById("events");
@@ -56,7 +55,7 @@ enum FeedPage {
             const notices = document.getElementById("notices");
             function show(state) { status.textContent = state; status.className = state; }
             function notice(text) { notices.textContent = text; }
-            const source = new EventSource("/events");
+            const source = new EventSource("\(path)");
             source.onopen = () => show("connected");
             source.onerror = () => show(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
             source.onmessage = (event) => {
@@ -69,6 +68,33 @@ enum FeedPage {
             source.addEventListener("dropped", (event) => notice("missed " + JSON.parse(event.data).dropped + " events (this page fell behind)"));
             source.addEventListener("reset", () => notice("missed events while away: the list may have a gap"));
             source.addEventListener("shutdown", (event) => notice("the server is shutting down: " + event.data));
+            \(sampling)
+            document.getElementById("post").addEventListener("submit", async (submit) => {
+              submit.preventDefault();
+              const field = document.getElementById("text");
+              const response = await fetch("\(path)", { method: "POST", body: field.value });
+              if (response.ok) field.value = ""; else notice("not posted: " + response.status);
+            });
+            </script>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// The chart's markup.
+    private static let chart = """
+            <svg id="chart" viewBox="0 0 60 100" preserveAspectRatio="none" data-samples="0" role="img"
+                 aria-label="this instance's clients, events delivered per second and events dropped per second, the last minute">
+              <polyline class="clients" points=""></polyline><polyline class="rate" points=""></polyline>
+              <polyline class="drops" points=""></polyline>
+            </svg>
+            <p id="legend"><span class="clients">clients <b id="clients">–</b></span><span class="rate">delivered/s
+              <b id="rate">–</b></span><span class="drops">dropped/s <b id="drops">–</b></span></p>
+        """
+
+    /// The chart's script: `/stats` read every second.
+    private static let sampling = """
             const samples = [];
             let previous = null;
             function draw() {
@@ -96,21 +122,10 @@ enum FeedPage {
             }
             sample();
             setInterval(sample, 1000);
-            document.getElementById("post").addEventListener("submit", async (submit) => {
-              submit.preventDefault();
-              const field = document.getElementById("text");
-              const response = await fetch("/events", { method: "POST", body: field.value });
-              if (response.ok) field.value = ""; else notice("not posted: " + response.status);
-            });
-            </script>
-            </body>
-            </html>
-
-            """
-    }
+        """
 
     /// `text` safe inside HTML text and attribute values.
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {
