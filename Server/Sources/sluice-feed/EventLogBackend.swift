@@ -1,4 +1,5 @@
 import Foundation
+import LiveFeedExample
 import Hummingbird
 import Logging
 import PostgresNIO
@@ -56,7 +57,7 @@ struct EventLogBackend: Sendable {
     /// Appends a post's `body` to `topic` under `key` (its `Idempotency-Key`, if any) and says how to
     /// answer: see ``PostAnswer``.
     func post(_ body: [UInt8], to topic: String, idempotencyKey key: String?) async -> PostAnswer {
-        if let refused = PostAnswer.refusal(body, topic: topic, key: key) { return refused }
+        if let refused = PostAnswer.refusal(body) { return refused }
         do {
             return .accepted(try await log.append(String(decoding: body, as: UTF8.self), to: topic, idempotencyKey: key))
         } catch {
@@ -90,24 +91,15 @@ struct PostAnswer: Sendable {
                    outcome: error.httpHeaders.first { $0.name == "Sluice-Outcome" }?.value)
     }
 
-    /// The answer to a post that can never be appended, checked before any query; `nil` when it
-    /// may be.
-    static func refusal(_ body: [UInt8], topic: String, key: String?) -> PostAnswer? {
-        if body.count > FeedRoutes.largestPost {
-            return PostAnswer(status: 413, text: "an event is at most \(FeedRoutes.largestPost) bytes\n", outcome: nil)
+    /// The answer to a post whose body can never be an event (413 over 1 MiB, 400 for a body empty
+    /// or not UTF-8); `nil` when it may be. What else can never be appended (a NUL, a topic name
+    /// outside the rule, a malformed key) the log refuses itself, before any query.
+    static func refusal(_ body: [UInt8]) -> PostAnswer? {
+        if body.count > PostedEvent.largestBody {
+            return PostAnswer(status: 413, text: "an event is at most \(PostedEvent.largestBody) bytes\n", outcome: nil)
         }
-        guard !body.isEmpty, String(validating: body, as: UTF8.self) != nil else {
-            return PostAnswer(status: 400, text: "the body must be UTF-8 text, not empty\n", outcome: nil)
-        }
-        guard !body.contains(0) else {
-            return PostAnswer(status: 400, text: "the body must not contain a NUL character\n", outcome: nil)
-        }
-        guard PostgresEventLog.isValidTopic(topic) else {
-            return PostAnswer(status: 400, text: "a topic name is 1 to \(PostgresEventLog.maximumTopicLength) ASCII letters, digits, _ - . : or @\n",
-                              outcome: nil)
-        }
-        if let key, !PostgresEventLog.isValidIdempotencyKey(key) {
-            return PostAnswer(status: 400, text: "an Idempotency-Key is 1 to 255 printable ASCII characters\n", outcome: nil)
+        if case .failure(let refusal) = PostedEvent.text(of: body) {
+            return PostAnswer(status: 400, text: "\(refusal)\n", outcome: nil)
         }
         return nil
     }

@@ -37,7 +37,7 @@ struct FeedRoutes: Sendable {
     let metrics: PrometheusCollectorRegistry
 
     /// The largest body `POST /events` takes (1 MiB).
-    static let largestPost = 1 << 20
+    static let largestPost = PostedEvent.largestBody
 
     /// Publishes `text` without an answer: appended to the event log's `topic` (its id, `nil` when
     /// the database cannot take it), or into this instance's feed.
@@ -51,7 +51,7 @@ struct FeedRoutes: Sendable {
     /// `Idempotency-Key` (see ``PostAnswer``), or into this instance's feed.
     func post(_ body: [UInt8], to topic: String = EventLogBackend.defaultTopic, idempotencyKey: String?) async -> PostAnswer {
         if let backend { return await backend.post(body, to: topic, idempotencyKey: idempotencyKey) }
-        if let refused = PostAnswer.refusal(body, topic: topic, key: nil) { return refused }
+        if let refused = PostAnswer.refusal(body) { return refused }
         input.publish(String(decoding: body, as: UTF8.self))
         return PostAnswer(status: 202, text: "", outcome: nil)
     }
