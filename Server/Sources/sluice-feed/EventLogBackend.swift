@@ -1,6 +1,6 @@
 import Foundation
-import LiveFeedExample
 import Hummingbird
+import LiveFeedExample
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -28,14 +28,7 @@ struct EventLogBackend: Sendable {
     let trimmer: PostgresEventLogTrimmer
 
     init(logger: Logger) {
-        let environment = ProcessInfo.processInfo.environment
-        var configuration = PostgresClient.Configuration(
-            host: environment["SLUICE_PG_HOST"] ?? "127.0.0.1",
-            port: environment["SLUICE_PG_PORT"].flatMap { Int($0) } ?? 5432,
-            username: environment["SLUICE_PG_USER"] ?? "postgres",
-            password: environment["SLUICE_PG_PASSWORD"],
-            database: environment["SLUICE_PG_DATABASE"],
-            tls: .disable)
+        var configuration = ExampleSettings().database   // the SLUICE_PG_… variables
         configuration.options.maximumConnections = 20
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         log = PostgresEventLog(client: client, logger: logger)

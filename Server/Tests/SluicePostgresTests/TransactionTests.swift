@@ -13,6 +13,19 @@ import Testing
         try await TestDatabase.run("SELECT payload FROM \(log.prefix)_events WHERE topic = '\(topic)' ORDER BY position")
     }
 
+    /// `body` with a log (`made`, its tables made) and the same log reached through a proxy that
+    /// freezes, with a limit of 3 s (`impatient`).
+    private func withImpatientLog(_ body: (_ made: PostgresEventLog, _ impatient: PostgresEventLog, _ proxy: FreezingProxy) async throws -> Void) async throws {
+        try await TestDatabase.withLog { made in
+            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+            defer { Task { await proxy.close() } }
+            let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
+            let running = Task { await client.run() }
+            defer { running.cancel() }
+            try await body(made, PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(3), makesTables: false), proxy)
+        }
+    }
+
     @Test func theBodysWorkAndItsEventsAreCommittedTogether() async throws {
         try await TestDatabase.withLog { log in
             let (id, count) = try await log.withTransaction { connection in
@@ -78,13 +91,7 @@ import Testing
     }
 
     @Test func aConnectionFrozenBeforeCommitIsUnavailableAndNeverCommitsLater() async throws {
-        try await TestDatabase.withLog { made in
-            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
-            defer { Task { await proxy.close() } }
-            let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
-            let running = Task { await client.run() }
-            defer { running.cancel() }
-            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(3), makesTables: false)
+        try await withImpatientLog { made, impatient, proxy in
             #expect(try await made.append("before", to: "t").position == 1)
             // The body's append is sent into a frozen connection: the limit passes before COMMIT.
             let bodyEnded = Shared(false)
@@ -107,13 +114,7 @@ import Testing
     }
 
     @Test func aCommitWhoseAnswerWasLostIsOutcomeUnknown() async throws {
-        try await TestDatabase.withLog { made in
-            let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
-            defer { Task { await proxy.close() } }
-            let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
-            let running = Task { await client.run() }
-            defer { running.cancel() }
-            let impatient = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(3), makesTables: false)
+        try await withImpatientLog { made, impatient, proxy in
             // COMMIT reaches the server and commits; its answer never comes back.
             do {
                 try await impatient.withTransaction { connection in
