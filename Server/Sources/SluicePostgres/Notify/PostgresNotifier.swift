@@ -9,7 +9,9 @@ import NIOConcurrencyHelpers
 
 /// A subscriber that publishes each value it receives on a PostgreSQL channel, with
 /// `SELECT pg_notify(channel, payload)`, on a connection of its own — the way out that
-/// ``PostgresNotifications`` listens to, on this instance or any other.
+/// ``PostgresNotifications`` listens to, on this instance or any other. Lossy by nature, as
+/// `NOTIFY` is: a listener that is not connected when a value is sent never gets it. For events that
+/// must all arrive, append to a ``PostgresEventLog``.
 ///
 /// ```swift
 /// let notifier = events.notifyPostgres(channel: "events", configuration: config)   // Encodable values, as JSON

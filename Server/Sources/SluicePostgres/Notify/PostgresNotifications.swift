@@ -9,6 +9,11 @@ import Sluice
 /// The notifications on one PostgreSQL channel (`LISTEN`/`NOTIFY`) as a publisher, on a connection
 /// of its own that survives being lost.
 ///
+/// **Lossy by nature**: PostgreSQL keeps nothing for a channel nobody listens on, so what is sent
+/// while the connection is down is gone (told as a gap, never caught up), and a payload is under
+/// 8,000 bytes. For events that must all arrive, use the event log (``PostgresEventLog`` and
+/// ``PostgresEventLogListener``), which reads a table and catches up after any reconnect.
+///
 /// ```swift
 /// let config = PostgresConnection.Configuration(host: "127.0.0.1", port: 5432, username: "app",
 ///                                               password: "secret", database: "app", tls: .disable)
