@@ -131,6 +131,7 @@ let package = Package(
             name: "SluicePostgresTests",
             dependencies: [
                 "ServerTestSupport",
+                .product(name: "SluiceEventSource", package: "Sluice"),
                 .product(name: "SluicePostgres", package: "Sluice"),
                 .product(name: "SluiceHummingbird", package: "Sluice"),
                 .product(name: "SluiceTesting", package: "Sluice"),

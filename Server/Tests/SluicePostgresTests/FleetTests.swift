@@ -11,7 +11,8 @@ import Testing
 /// starts, and SSE clients over loopback that move between them with `Last-Event-ID`, while
 /// appenders commit out of order and roll back, the instances' backends are killed, an instance is
 /// killed with SIGKILL and started again, and PostgreSQL itself is restarted. Every client must get
-/// every committed event exactly once, in order, and no rolled-back one.
+/// every committed event exactly once, in order, and no rolled-back one — the test's own SSE clients
+/// and two Swift clients (SluiceEventSource) behind a proxy that moves them.
 ///
 /// It restarts the database, so `Server/test` runs it alone, after the other tests.
 @Suite(.serialized) struct FleetTests {
@@ -65,6 +66,30 @@ import Testing
         let joined = await waitUntil { clients.allSatisfy { $0.joined >= 1 } }
         #expect(joined, "not every client's stream began within a minute")
 
+        // Two Swift clients (SluiceEventSource: its AsyncSequence, its publisher) on one URL, a
+        // proxy that carries each new connection to the next instance up and drops every
+        // connection every 3 s: they move between instances, resuming with Last-Event-ID by
+        // themselves. Their first request resumes from the topic's origin, so nothing is missed
+        // before they join.
+        let turn = NIOLockedValueBox(0)
+        let mover = try await FreezingProxy {
+            let live = ports.withLockedValue { $0 }.compactMap { $0 }
+            return turn.withLockedValue { turn in
+                turn += 1
+                return live[turn % live.count]
+            }
+        }
+        let url = URL(string: "http://127.0.0.1:\(mover.port)/events/\(topic)?lastEventId=\(EventID.origin)")!
+        let swiftClients = [SwiftFleetClient(name: "Swift (for await)", surface: .asyncSequence, url: url),
+                            SwiftFleetClient(name: "Swift (publisher)", surface: .publisher, url: url)]
+        let swiftTasks = swiftClients.map { swiftClient in Task { await swiftClient.run(stop: stop) } }
+        let moving = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(3))
+                mover.dropAll()
+            }
+        }
+
         let appending = (0..<3).map { index in Task { await appenders.run(index) } }
 
         // What a fleet goes through, each step when enough has been committed.
@@ -112,8 +137,13 @@ import Testing
         #expect(positions == (1...truth.count).map(String.init), "the log has holes")
         Self.say("fleet: \(truth.count) events committed, \(appenders.rolledBack) transactions rolled back, \(appenders.failed) appends failed")
         stop.set(last: UInt64(truth.count))
+        moving.cancel()
         for task in clientTasks { await task.value }
         await futureTask.value
+        Self.say("fleet: the SSE clients are done")
+        for task in swiftTasks { await task.value }
+        Self.say("fleet: the Swift clients are done")
+        await mover.close()
         let fromFuture = future.received.map(\.position)
         Self.say("fleet: the client from the future: reset \(future.resets) time(s), then \(fromFuture.count) events "
                  + "(\(fromFuture.first ?? 0)…\(fromFuture.last ?? 0)) over \(future.connections) connections")
@@ -136,6 +166,19 @@ import Testing
             #expect(fleetClient.connections >= 3, "client \(fleetClient.index) did not move")
         }
         #expect(clients.contains { $0.ports.contains(instances[1].port) }, "no client resumed on the restarted instance")
+        let targets = mover.connectionTargets
+        Self.say("fleet: the Swift clients' proxy carried \(targets.count) connections to \(Set(targets).count) instances")
+        for swiftClient in swiftClients {
+            let got = swiftClient.received
+            Self.say("fleet: \(swiftClient.name): \(got.count) events, resets \(swiftClient.resets)")
+            #expect(swiftClient.ended == "", "\(swiftClient.name) ended by itself: \(swiftClient.ended)")
+            #expect(swiftClient.resets == 0, "\(swiftClient.name) was reset")
+            #expect(got.map(\.position) == (1...UInt64(truth.count)).map { $0 },
+                    "\(swiftClient.name): positions \(Self.describeDifference(got.map(\.position), truth.count))")
+            #expect(got.map(\.payload) == truth, "\(swiftClient.name) got other payloads")
+            #expect(Set(got.map(\.epoch)).count == 1, "\(swiftClient.name) saw several epochs")
+        }
+        #expect(targets.count >= 8 && Set(targets).count >= 3, "the Swift clients were not moved between the instances: \(targets)")
         if clients.contains(where: { $0.received.count != truth.count }) {   // what the instances said
             for instance in instances {
                 let text = (try? String(contentsOf: instance.output, encoding: .utf8)) ?? ""

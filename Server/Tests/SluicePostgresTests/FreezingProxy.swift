@@ -5,23 +5,34 @@ import NIOPosix
 /// A TCP proxy on loopback to a target port that can **freeze** the connections it carries: after
 /// ``freeze()`` they stay open but nothing crosses them either way — what a client sees of a
 /// connection a NAT or a load balancer dropped without a word (half-open). Connections made after
-/// the freeze are carried normally.
+/// the freeze are carried normally. It can also **drop** them (``dropAll()``), and pick each new
+/// connection's target as it comes: a load balancer moving its clients between instances.
 final class FreezingProxy: Sendable {
     let port: Int
     private let server: any Channel
     private let pairs = NIOLockedValueBox<[Glue]>([])
+    /// The target of each connection carried so far, in order.
+    private let targets = NIOLockedValueBox<[Int]>([])
 
     /// A proxy to `target` on port `requested` (0: one the system picks).
-    init(target: Int, port requested: Int = 0) async throws {
-        let pairs = pairs
+    convenience init(target: Int, port requested: Int = 0) async throws {
+        try await self.init(port: requested) { target }
+    }
+
+    /// A proxy on port `requested` (0: one the system picks) that carries each new connection to
+    /// the port `target` gives at that moment.
+    init(port requested: Int = 0, target: @escaping @Sendable () -> Int) async throws {
+        let (pairs, targets) = (pairs, targets)
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
                 let glue = Glue()
+                let port = target()
                 pairs.withLockedValue { $0.append(glue) }
+                targets.withLockedValue { $0.append(port) }
                 return ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in outbound.pipeline.addHandler(GlueHandler(glue: glue, side: .server)) }
-                    .connect(host: "127.0.0.1", port: target)
+                    .connect(host: "127.0.0.1", port: port)
                     .flatMap { outbound in
                         glue.server = outbound
                         glue.client = inbound
@@ -44,6 +55,18 @@ final class FreezingProxy: Sendable {
     func freezeAnswers() {
         pairs.withLockedValue { $0.forEach { $0.answersFrozen.withLockedValue { $0 = true } } }
     }
+
+    /// Closes every connection carried so far, on both sides: each client connects again, and is
+    /// carried to the target of that moment.
+    func dropAll() {
+        for glue in pairs.withLockedValue({ $0 }) {
+            glue.client?.close(promise: nil)
+            glue.server?.close(promise: nil)
+        }
+    }
+
+    /// The target of each connection carried so far, in order.
+    var connectionTargets: [Int] { targets.withLockedValue { $0 } }
 
     /// How many of the connections made to the proxy are still open on the client's side.
     var openConnections: Int {

@@ -1,0 +1,82 @@
+import Foundation
+import NIOConcurrencyHelpers
+import Sluice
+import SluiceEventSource
+import SluiceFeed
+
+/// A Swift client of the fleet: SluiceEventSource's `EventSource` on one URL — a proxy that the
+/// fleet test moves between instances by dropping its connections — reconnecting and resuming with
+/// `Last-Event-ID` by itself, as a browser does. Read through the `AsyncSequence` (`events`) or
+/// through the Combine publisher (a subscriber of its own).
+final class SwiftFleetClient: Sendable {
+    enum Surface: String, Sendable { case asyncSequence = "async", publisher }
+
+    let name: String
+    let surface: Surface
+    let url: URL
+    private let state = NIOLockedValueBox((received: [FleetClient.Received](), resets: 0, ended: ""))
+
+    init(name: String, surface: Surface, url: URL) {
+        self.name = name
+        self.surface = surface
+        self.url = url
+    }
+
+    var received: [FleetClient.Received] { state.withLockedValue { $0.received } }
+    var resets: Int { state.withLockedValue { $0.resets } }
+    /// How its reading ended, if it did by itself (a failure).
+    var ended: String { state.withLockedValue { $0.ended } }
+
+    /// Reads until it has every event (`stop.last`, once known) or the deadline passes.
+    func run(stop: ClientsStop) async {
+        // Reconnect soon after a move (the server's `retry:` of 3 s would be slow for a test).
+        let source = EventSource(url: url, configuration: .init(reconnectionTime: .milliseconds(200), maximumBackoff: .seconds(1)))
+        let reading = Task { [self] in
+            switch surface {
+            case .asyncSequence:
+                do {
+                    for try await event in source.events { if take(event, stop) { return } }
+                    if !Task.isCancelled { state.withLockedValue { $0.ended = "finished" } }
+                } catch {
+                    state.withLockedValue { $0.ended = "\(error)" }
+                }
+            case .publisher:
+                let done = AsyncStream<Void>.makeStream()
+                let subscription = source.sink(receiveCompletion: { [self] completion in
+                    state.withLockedValue { $0.ended = "\(completion)" }   // never, unless it failed
+                    done.continuation.finish()
+                }, receiveValue: { [self] event in
+                    if take(event, stop) { done.continuation.finish() }
+                })
+                for await _ in done.stream {}
+                subscription.cancel()
+            }
+        }
+        // Done once it has the last event (it may have it before the last position is known), or
+        // at the deadline.
+        let watcher = Task { [self] in
+            while ContinuousClock.now < stop.deadline {
+                if let last = stop.last, let have = received.last?.position, have >= last { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            reading.cancel()
+        }
+        await withTaskCancellationHandler { await reading.value } onCancel: { reading.cancel() }
+        watcher.cancel()
+    }
+
+    /// Records `event`; whether the client has every event.
+    private func take(_ event: EventSource.Event, _ stop: ClientsStop) -> Bool {
+        switch event {
+        case .event(let message):
+            guard let id = EventID(message.id) else { return false }
+            state.withLockedValue { $0.received.append(.init(epoch: id.epoch, position: id.position, payload: message.data)) }
+            if let last = stop.last { return id.position >= last }
+        case .reset:
+            state.withLockedValue { $0.resets += 1 }
+        case .dropped, .shutdown:
+            break
+        }
+        return false
+    }
+}
