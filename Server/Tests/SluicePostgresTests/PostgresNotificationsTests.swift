@@ -177,6 +177,34 @@ import Testing
         #expect(await waitUntil(timeout: 120) { proxy.openConnections == 0 }, "the listening connection is still open")
     }
 
+    /// A listening connection that goes silent (half-open: no notification would ever arrive on
+    /// it again) is noticed by the probe, closed and replaced: a gap says so, and what is sent
+    /// afterwards arrives.
+    @Test func aSilentListeningConnectionIsNoticedByItsProbeAndReplaced() async throws {
+        let channel = TestDatabase.channel("probed")
+        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        defer { Task { await proxy.close() } }
+        let direct = try TestDatabase.configuration()
+        let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                       password: direct.password, database: direct.database, tls: .disable)
+        let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
+        // A limit that connecting through SCRAM under Thread Sanitizer keeps well within.
+        PostgresNotifications(channel: channel, configuration: through,
+                              options: .init(timeout: .seconds(15), probeInterval: .milliseconds(500)))
+            .subscribe(subscriber)
+        #expect(await waitUntil { subscriber.values.first?.isListening == true })
+        try await TestDatabase.run("SELECT pg_notify('\(channel)', 'before')")
+        #expect(await waitUntil { subscriber.values.contains { $0.payload == "before" } })
+        proxy.freeze()
+        try await TestDatabase.run("SELECT pg_notify('\(channel)', 'lost')")   // on the silent connection: never arrives
+        #expect(await waitUntil(timeout: 120) { subscriber.values.contains(where: \.reconnected) }, "the silent connection was not noticed")
+        try await TestDatabase.run("SELECT pg_notify('\(channel)', 'after')")
+        #expect(await waitUntil { subscriber.values.contains { $0.payload == "after" } })
+        #expect(subscriber.values.compactMap(\.payload) == ["before", "after"])
+        #expect(subscriber.completion == nil)
+        subscriber.cancel()
+    }
+
     @Test func keepsTheContract() async throws {
         let configuration = try TestDatabase.configuration()
         try await PublisherContract.verify(settle: .milliseconds(500), timeout: .seconds(10)) {

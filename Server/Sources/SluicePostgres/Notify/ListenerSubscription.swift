@@ -156,10 +156,19 @@ where Downstream.Input == PostgresNotificationEvent<Payload>, Downstream.Failure
                     }
                     failedAttempts = 0
                     lostWith = nil
-                    for try await notification in notifications {
-                        let text = notification.payload
-                        do { enqueue(.notification(try publisher.decode(text))) }
-                        catch { enqueue(.undecodable(text, error)) }
+                    // A probe that goes unanswered closes the connection, which ends the notifications.
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        if let interval = publisher.options.probeInterval {
+                            let timeout = publisher.options.timeout
+                            group.addTask { try await probeListening(opened, every: interval, timeout: timeout, logger: logger) }
+                        }
+                        for try await notification in notifications {
+                            let text = notification.payload
+                            do { enqueue(.notification(try publisher.decode(text))) }
+                            catch { enqueue(.undecodable(text, error)) }
+                        }
+                        group.cancelAll()
+                        try await group.waitForAll()   // a probe's failure says why they ended
                     }
                 }
                 if !Task.isCancelled { lostWith = PostgresFailure(message: "the server ended the listening connection") }
@@ -213,6 +222,24 @@ where Downstream.Input == PostgresNotificationEvent<Payload>, Downstream.Failure
             }
             try? await connection.close()
         }.value
+    }
+}
+
+/// Probes the listening `connection` every `interval` until cancelled; throws once a probe goes
+/// unanswered within `timeout`, having closed the connection (a query on a half-open connection is
+/// never answered nor failed: it is not waited for).
+private func probeListening(_ connection: PostgresConnection, every interval: Duration, timeout: Duration, logger: Logger) async throws {
+    while true {
+        do { try await Task.sleep(for: interval) } catch { return }   // cancelled: the listening ended
+        do {
+            try await withTimeout(timeout, onTimeout: { try? await connection.close() }) {
+                _ = try await connection.query("SELECT 1", logger: logger)
+            }
+        } catch is PostgresEventLogError {
+            throw PostgresFailure(message: "the listening connection did not answer a probe within \(timeout)")
+        } catch {
+            return   // cancelled, or the connection failed: the listening ends by itself
+        }
     }
 }
 

@@ -42,6 +42,9 @@ import Sluice
 ///   rejects: the subscriber fails with a ``PostgresFailure`` that says what the server said, at
 ///   once, without retrying. Other errors are retried up to ``ReconnectPolicy/maximumAttempts``
 ///   consecutive attempts, then fail the same way.
+/// - **Half-open connections**: the listening connection is probed every
+///   ``Options/probeInterval``; one that does not answer within ``Options/timeout`` is closed and
+///   replaced, with a ``PostgresNotificationGap/reconnected(after:attempts:)`` gap.
 /// - **Cancel**: stops listening (`UNLISTEN`, awaited) and closes the connection.
 /// - Events arrive on a task of the Swift concurrency pool, one at a time.
 public struct PostgresNotifications<Payload>: Publisher {
@@ -66,16 +69,26 @@ public struct PostgresNotifications<Payload>: Publisher {
         public var bufferSize: Int
         /// When and how often to connect again after the connection is lost.
         public var reconnect: ReconnectPolicy
-        /// How long connecting, and `UNLISTEN` when the subscriber cancels, may take (10 s): past
-        /// it the attempt fails (and is made again), or the connection is closed without a word.
+        /// How long connecting, a probe, and `UNLISTEN` when the subscriber cancels, may take
+        /// (10 s): past it the attempt fails (and is made again), or the connection is closed
+        /// without a word.
         public var timeout: Duration
+        /// How often the listening connection is probed (`SELECT 1`; 10 s): a probe unanswered
+        /// within ``timeout`` — a half-open connection, which a NAT or a load balancer dropped
+        /// without a word, and on which no notification would ever arrive again — closes the
+        /// connection, which is replaced (the subscriber gets a
+        /// ``PostgresNotificationGap/reconnected(after:attempts:)`` gap). `nil`: never probed.
+        public var probeInterval: Duration?
 
-        /// Options with a buffer of `bufferSize` events, the given reconnection policy and time limit.
-        public init(bufferSize: Int = 1_024, reconnect: ReconnectPolicy = ReconnectPolicy(), timeout: Duration = .seconds(10)) {
+        /// Options with a buffer of `bufferSize` events, the given reconnection policy, time limit
+        /// and probe interval.
+        public init(bufferSize: Int = 1_024, reconnect: ReconnectPolicy = ReconnectPolicy(), timeout: Duration = .seconds(10),
+                    probeInterval: Duration? = .seconds(10)) {
             precondition(bufferSize > 0, "bufferSize must be positive")
             self.bufferSize = bufferSize
             self.reconnect = reconnect
             self.timeout = timeout
+            self.probeInterval = probeInterval
         }
     }
 
