@@ -14,8 +14,9 @@ struct ClientBuffer {
         /// Already replayed to this client (the replay snapshot overlaps the live stream), or before
         /// where the client starts.
         case duplicate
-        /// Buffered, and the oldest buffered event dropped for it (``SlowClientPolicy/dropOldest(buffer:)``).
-        case droppedOldest
+        /// Buffered, and the oldest buffered events dropped for it, `count` of them: one, or more
+        /// to make room for its bytes (``SlowClientPolicy/dropOldest(buffer:)``).
+        case droppedOldest(count: Int)
         /// Not buffered (``SlowClientPolicy/dropNewest(buffer:)``).
         case droppedNewest
         /// The buffer was full under ``SlowClientPolicy/disconnect(buffer:)``: the client is to be
@@ -32,10 +33,14 @@ struct ClientBuffer {
     }
 
     let policy: SlowClientPolicy
+    /// The most bytes of events buffered at once (one event is always taken, whatever its size):
+    /// past it the policy applies as when the buffer holds `policy.bufferSize` events.
+    let byteLimit: Int
     private var reset: UInt64??              // a pending reset message (missed count, if known)
     private var replay: ArraySlice<FeedEvent> = []
     private var items = Deque<Item>()
     private(set) var bufferedEvents = 0
+    private(set) var bufferedBytes = 0
     private var headGap = 0                    // dropOldest: events lost before everything buffered
     private var tailGap = 0                    // dropNewest: events lost after everything buffered
     private var skipSerial: UInt64 = 0         // live events and breaks the start already covers
@@ -46,9 +51,10 @@ struct ClientBuffer {
     private(set) var shutdownDelivered = false
     private(set) var failed = false
 
-    init(policy: SlowClientPolicy) {
+    init(policy: SlowClientPolicy, byteLimit: Int = .max) {
         precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
         self.policy = policy
+        self.byteLimit = byteLimit
     }
 
     /// Sets where this client starts: `replay` (events it missed, in order) first, after a reset
@@ -69,6 +75,7 @@ struct ClientBuffer {
             if case .event(let event) = item {
                 if event.serial <= serial || (skipping && event.epoch == epoch && event.id <= startAfter) {
                     bufferedEvents -= 1
+                    bufferedBytes -= event.bytes
                     continue
                 }
             } else if case .reset = item, skipping {
@@ -89,23 +96,28 @@ struct ClientBuffer {
             return .buffered
         }
         if event.id <= skipThrough, event.epoch == skipEpoch { return .duplicate }
-        if bufferedEvents < policy.bufferSize {
+        if hasRoom(for: event) {
             if tailGap > 0 {
                 items.append(.dropped(tailGap))
                 tailGap = 0
             }
-            items.append(.event(event))
-            bufferedEvents += 1
+            append(event)
             return .buffered
         }
         switch policy {
         case .dropOldest:
-            // The oldest event goes; a reset message before it stays where it is.
-            let oldest = items.firstIndex { if case .event = $0 { true } else { false } }!
-            if oldest == items.startIndex { items.removeFirst() } else { items.remove(at: oldest) }
-            headGap += 1
-            items.append(.event(event))
-            return .droppedOldest
+            // The oldest events go, as many as make room; a reset message before them stays where it is.
+            var dropped = 0
+            while !hasRoom(for: event) {
+                let oldest = items.firstIndex { if case .event = $0 { true } else { false } }!
+                if case .event(let gone) = items[oldest] { bufferedBytes -= gone.bytes }
+                if oldest == items.startIndex { items.removeFirst() } else { items.remove(at: oldest) }
+                bufferedEvents -= 1
+                dropped += 1
+            }
+            headGap += dropped
+            append(event)
+            return .droppedOldest(count: dropped)
         case .dropNewest:
             tailGap += 1
             return .droppedNewest
@@ -114,8 +126,21 @@ struct ClientBuffer {
             items.removeAll()
             replay = []
             bufferedEvents = 0
+            bufferedBytes = 0
             return .overflow
         }
+    }
+
+    /// Whether `event` fits beside what is buffered: fewer events than the policy's buffer, and
+    /// bytes within ``byteLimit`` (an empty buffer takes any one event).
+    private func hasRoom(for event: FeedEvent) -> Bool {
+        bufferedEvents < policy.bufferSize && (bufferedEvents == 0 || bufferedBytes + event.bytes <= byteLimit)
+    }
+
+    private mutating func append(_ event: FeedEvent) {
+        items.append(.event(event))
+        bufferedEvents += 1
+        bufferedBytes += event.bytes
     }
 
     /// Adds the client's demand.
@@ -147,6 +172,7 @@ struct ClientBuffer {
             switch item {
             case .event(let event):
                 bufferedEvents -= 1
+                bufferedBytes -= event.bytes
                 message = .event(event)
             case .dropped(let count):
                 message = .dropped(count: count)

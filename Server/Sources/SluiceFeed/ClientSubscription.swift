@@ -120,7 +120,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         self.counted = counted
         changed = { feed.changed() }           // a client keeps its feed alive, as it always did
         finishReason = { feed.finishReason }
-        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy), downstream: downstream,
+        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy, byteLimit: feed.options.bufferBytes), downstream: downstream,
                                         outlet: downstream as? ClientOutlet))
     }
 
@@ -178,8 +178,11 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         switch admission {
         case .buffered, .duplicate, .closed:
             break
-        case .droppedOldest, .droppedNewest:
-            counters.eventDropped()
+        case .droppedOldest(let count):
+            counters.eventsDropped(count)
+            changed()
+        case .droppedNewest:
+            counters.eventsDropped(1)
             changed()
         case .overflow:
             counters.fellBehind(buffered: state.withLockedValue { $0.buffer.policy.bufferSize })

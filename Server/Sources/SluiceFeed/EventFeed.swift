@@ -47,6 +47,11 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         /// The policy for clients that fall behind, unless a client is given its own
         /// (``SlowClientPolicy/dropOldest(buffer:)`` of 256 events).
         public var policy: SlowClientPolicy
+        /// How many bytes of events (frames, or values' text or bytes) a client's buffer holds at
+        /// most (16 MiB), besides its policy's count of events: past either, the policy applies —
+        /// a stalled client never pins more than this of large events. A buffer always takes one
+        /// event, whatever its size.
+        public var bufferBytes: Int
         /// How many events a resuming client may read from a log's history before it joins the live
         /// events (50,000): from further back than that, it gets ``FeedMessage/reset(missed:)``.
         public var historyLimit: Int
@@ -77,7 +82,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
         /// Options keeping `replay` events, with `policy` for slow clients.
         public init(replay: Int = 1_024, replayBytes: Int = 64 << 20, policy: SlowClientPolicy = .dropOldest(buffer: 256),
-                    historyLimit: Int = 50_000, historyBytes: Int = 64 << 20, historyReaders: Int = 4, maximumClients: Int = 50_000, name: String = "feed",
+                    bufferBytes: Int = 16 << 20, historyLimit: Int = 50_000, historyBytes: Int = 64 << 20, historyReaders: Int = 4, maximumClients: Int = 50_000, name: String = "feed",
                     logger: Logger = Logger(label: "sluice.feed"), metrics: any MetricsFactory = MetricsSystem.factory) {
             precondition(replay >= 0, "replay must not be negative")
             precondition(historyReaders > 0, "historyReaders must be positive")
@@ -87,6 +92,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
             precondition(historyLimit >= 0, "historyLimit must not be negative")
             precondition(replayBytes >= 0 && historyBytes >= 0, "replayBytes and historyBytes must not be negative")
+            precondition(bufferBytes > 0, "bufferBytes must be positive")
+            self.bufferBytes = bufferBytes
             self.replay = replay
             self.replayBytes = replayBytes
             self.historyBytes = historyBytes

@@ -137,9 +137,9 @@ package final class FeedCounters: Sendable {
         deliveredMetric.increment(by: count)
     }
 
-    func eventDropped() {
-        dropped.add(1, ordering: .relaxed)
-        droppedMetric.increment()
+    func eventsDropped(_ count: Int) {
+        dropped.add(count, ordering: .relaxed)
+        droppedMetric.increment(by: Int64(count))
     }
 
     /// A client's `dropped` notice is delivered: it lost `count` events here.

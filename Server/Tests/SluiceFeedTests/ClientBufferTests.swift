@@ -44,8 +44,8 @@ import Testing
         buffer.start(replay: [], reset: nil, startAfter: 0)
         #expect(buffer.offer(1, "a") == .buffered)
         #expect(buffer.offer(2, "b") == .buffered)
-        #expect(buffer.offer(3, "c") == .droppedOldest)
-        #expect(buffer.offer(4, "d") == .droppedOldest)
+        #expect(buffer.offer(3, "c") == .droppedOldest(count: 1))
+        #expect(buffer.offer(4, "d") == .droppedOldest(count: 1))
         buffer.add(.max(1))
         #expect(drain(&buffer) == ["dropped 2"])      // the notice takes a unit of demand
         buffer.add(.unlimited)
@@ -66,6 +66,36 @@ import Testing
         #expect(drain(&buffer) == ["2:b", "dropped 2", "5:e"])
         #expect(buffer.offer(6, "f") == .buffered)
         #expect(drain(&buffer) == ["6:f"])
+    }
+
+    /// Bytes bound the buffer as events do: a large event pushes out as many old ones as make room
+    /// (dropOldest), or is the one dropped (dropNewest), or disconnects (disconnect); one event of
+    /// any size is always taken by an empty buffer.
+    @Test func bytesBoundTheBufferAsEventsDo() {
+        let kilobyte = String(repeating: "k", count: 1_000)
+        var oldest = ClientBuffer(policy: .dropOldest(buffer: 100), byteLimit: 3_000)
+        oldest.start(replay: [], reset: nil, startAfter: 0)
+        for id in 1...3 { #expect(oldest.offer(UInt64(id), kilobyte) == .buffered) }
+        #expect(oldest.bufferedBytes == 3_000)
+        #expect(oldest.offer(4, kilobyte + kilobyte) == .droppedOldest(count: 2))   // 1 and 2 make room
+        #expect(oldest.bufferedEvents == 2 && oldest.bufferedBytes == 3_000)
+        #expect(oldest.offer(5, String(repeating: "x", count: 10_000)) == .droppedOldest(count: 2))   // alone, over the limit
+        #expect(oldest.bufferedEvents == 1 && oldest.bufferedBytes == 10_000)
+        oldest.add(.unlimited)
+        #expect(drain(&oldest).map { $0.count > 20 ? String($0.prefix(2)) : $0 } == ["dropped 4", "5:"])
+        #expect(oldest.bufferedBytes == 0)
+
+        var newest = ClientBuffer(policy: .dropNewest(buffer: 100), byteLimit: 2_000)
+        newest.start(replay: [], reset: nil, startAfter: 0)
+        #expect(newest.offer(1, kilobyte) == .buffered)
+        #expect(newest.offer(2, kilobyte + "k") == .droppedNewest)
+        #expect(newest.offer(3, "small") == .buffered)
+
+        var strict = ClientBuffer(policy: .disconnect(buffer: 100), byteLimit: 2_000)
+        strict.start(replay: [], reset: nil, startAfter: 0)
+        #expect(strict.offer(1, kilobyte) == .buffered)
+        #expect(strict.offer(2, kilobyte + kilobyte) == .overflow)
+        #expect(strict.bufferedBytes == 0)
     }
 
     @Test func disconnectEmptiesTheBufferAndTakesNothingMore() {

@@ -149,6 +149,20 @@ import Testing
         watch.cancel()
     }
 
+    /// A stalled client holds at most `bufferBytes` of large events, whatever its policy's count:
+    /// the oldest go (each counted), and it is told how many.
+    @Test func aStalledClientHoldsAtMostTheBufferBytes() {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(policy: .dropOldest(buffer: 1_000), bufferBytes: 3_000))
+        let stalled = TestSubscriber<FeedMessage<String>, FeedClientFailure>(initialDemand: .none)
+        feed.client().subscribe(stalled)
+        for i in 1...10 { subject.send(String(repeating: "\(i % 10)", count: 1_000)) }
+        #expect(feed.stats.eventsDropped == 7)
+        stalled.request(.unlimited)
+        #expect(stalled.values.first == .dropped(count: 7))
+        #expect(ids(Array(stalled.values.dropFirst())) == [8, 9, 10])
+    }
+
     @Test func finishingSendsTheLastMessageAfterWhatIsBuffered() {
         let subject = PassthroughSubject<String, Never>()
         let feed = EventFeed(subject)
