@@ -171,7 +171,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         let (admission, first, handed) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?, HandOver?) in
             guard state.downstream != nil else { return (.closed, nil, nil) }
             let admission = state.buffer.offer(event)
-            if admission == .overflow { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
+            if case .overflow = admission { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
             if let handed = state.handOver() { return (admission, nil, handed) }
             return (admission, state.claim(), nil)
         }
