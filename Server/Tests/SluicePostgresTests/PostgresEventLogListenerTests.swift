@@ -173,14 +173,23 @@ import Testing
             }
             let entries = Collected(listener.entries(of: "t", after: try await log.head(of: "t")))
             #expect(await waitUntil { listener.state.isListening })
-            let frozenAt = try #require(try await TestDatabase.run("SELECT now()::text").first)
+            // The reader's LISTEN is done once a probe follows it (they share the connection).
+            let probed = """
+                SELECT query_start::text FROM pg_stat_activity WHERE application_name = '\(name)'
+                AND query LIKE 'SELECT topic, epoch, head%'
+                """
+            #expect(await waitUntilAsync { try await TestDatabase.run(probed).count == 1 })
             proxy.freezeAnswers()
-            // A probe's query has reached the database since: its answer will never reach the listener.
+            // A probe whose answer will never reach the listener: one sent after the freeze, or one
+            // in flight when the freeze took its answer (its query began before it). Either way the
+            // last probe the database saw stays the last one, although one is due every 100 ms: the
+            // same start, looked at a second apart.
+            var lastStart: String?
             let probing = await waitUntilAsync {
-                try await TestDatabase.run("""
-                    SELECT pid::text FROM pg_stat_activity WHERE application_name = '\(name)'
-                    AND query LIKE 'SELECT topic, epoch, head%' AND query_start > '\(frozenAt)'
-                    """).count == 1
+                try await Task.sleep(for: .seconds(1))
+                let start = try await TestDatabase.run(probed).first
+                defer { lastStart = start }
+                return start != nil && start == lastStart
             }
             #expect(probing)
             run.cancel()
