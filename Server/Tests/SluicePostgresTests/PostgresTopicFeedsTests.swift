@@ -107,7 +107,14 @@ import Testing
                 (error as? PostgresEventLogError)?.kind == .unavailable
             }
 
-            let back = try await FreezingProxy(target: target, port: proxy.port)   // reachable again
+            // Reachable again, on the same port: a connection the old proxy accepted as it closed
+            // may hold the port a moment longer (EADDRINUSE), so binding is tried until it works.
+            var reopened: FreezingProxy?
+            #expect(await waitUntilAsync {
+                reopened = try await FreezingProxy(target: target, port: proxy.port)
+                return true
+            })
+            let back = try #require(reopened)
             #expect(await waitUntil { listener.state.isListening })
             let resumed = Client()
             try await feeds.feed(of: "t").client(after: EventID(epoch: try await log.head(of: "t").epoch, position: 1)).subscribe(resumed)
