@@ -158,15 +158,21 @@ import Testing
         #expect(subscriber.values.count == 1)
     }
 
+    /// A proxy to the test's PostgreSQL that can freeze its connections, and the configuration of a
+    /// connection through it.
+    private static func freezingProxy() async throws -> (FreezingProxy, PostgresConnection.Configuration) {
+        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        let direct = try TestDatabase.configuration()
+        return (proxy, PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
+                                                        password: direct.password, database: direct.database, tls: .disable))
+    }
+
     /// A connection that stops answering (half-open) while the subscriber cancels: `UNLISTEN` is
     /// given up after the options' `timeout` and the connection closed, not left waiting for ever.
     @Test func cancelClosesAConnectionThatNoLongerAnswersItsUnlisten() async throws {
         let channel = TestDatabase.channel("frozen")
-        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        let (proxy, through) = try await Self.freezingProxy()
         defer { Task { await proxy.close() } }
-        let direct = try TestDatabase.configuration()
-        let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
-                                                       password: direct.password, database: direct.database, tls: .disable)
         let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
         PostgresNotifications(channel: channel, configuration: through, options: .init(timeout: .seconds(30)))
             .subscribe(subscriber)
@@ -182,11 +188,8 @@ import Testing
     /// afterwards arrives.
     @Test func aSilentListeningConnectionIsNoticedByItsProbeAndReplaced() async throws {
         let channel = TestDatabase.channel("probed")
-        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        let (proxy, through) = try await Self.freezingProxy()
         defer { Task { await proxy.close() } }
-        let direct = try TestDatabase.configuration()
-        let through = PostgresConnection.Configuration(host: "127.0.0.1", port: proxy.port, username: direct.username,
-                                                       password: direct.password, database: direct.database, tls: .disable)
         let subscriber = TestSubscriber<PostgresNotificationEvent<String>, any Error>()
         // A limit that connecting through SCRAM under Thread Sanitizer keeps well within.
         PostgresNotifications(channel: channel, configuration: through,
