@@ -8,7 +8,9 @@
 //       With --no-group-commit, each standalone append is a transaction of its own (the log's
 //       `groupCommit: nil`); by default appends made at the same time are committed together
 //       (--linger-us U: the committer waits U µs before taking each group while appends come
-//       together; 200 by default, as the log's).
+//       together; 200 by default, as the log's; --lanes L: groups committed at once, 2 by default,
+//       as the log's). With --keyed, each append has an idempotency
+//       key of its own (`append(_:to:idempotencyKey:)`, a new key each time: every append appends).
 //   sluice-log-bench append-latency --rate R --seconds S [--producers N] [--topics one|each]
 //       each append's own latency (call → committed answer) at R appends per second in all,
 //       spread over N producers (64), each sending on its own schedule without waiting for the
@@ -59,7 +61,9 @@ logger.logLevel = .error
 let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
 let running = Task { await client.run() }
 let linger = Duration.microseconds(Int(option("linger-us", "200"))!)
-let log = PostgresEventLog(client: client, groupCommit: arguments.contains("--no-group-commit") ? nil : GroupCommit(linger: linger),
+let lanes = Int(option("lanes", "2"))!
+let log = PostgresEventLog(client: client,
+                           groupCommit: arguments.contains("--no-group-commit") ? nil : GroupCommit(linger: linger, lanes: lanes),
                            logger: logger)
 try await log.migrate()
 let run = UInt32.random(in: 0...UInt32.max)
@@ -99,11 +103,14 @@ case "appends":
     let batch = Int(option("batch", "1"))!
     let payload = String(repeating: "x", count: 200)
     let payloads = Array(repeating: payload, count: batch)
+    let keyed = arguments.contains("--keyed")
+    let counter = NIOLockedValueBox(0)
     let perSecond = try await rate(appenders: appenders, seconds: seconds) { index in
         let topic = each ? "bench-\(run)-\(index)" : "bench-\(run)"
-        if batch == 1 { try await log.append(payload, to: topic) } else { try await log.append(contentsOf: payloads, to: topic) }
+        let key = keyed ? counter.withLockedValue { $0 += 1; return "bench-\(run)-\($0)" } : nil
+        try await log.append(contentsOf: payloads, to: topic, idempotencyKey: key)
     }
-    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(asyncCommit ? "async commit" : "sync commit")\t\(log.groupCommit == nil ? "no group commit" : "group commit")\t\(Int(perSecond * Double(batch))) events/s")
+    say("appends\t\(appenders)\t\(each ? "a topic each" : "one topic")\tbatch \(batch)\t\(keyed ? "keyed\t" : "")\(asyncCommit ? "async commit" : "sync commit")\t\(log.groupCommit.map { "group commit, \($0.lanes) lane(s)" } ?? "no group commit")\t\(Int(perSecond * Double(batch))) events/s")
 
 case "append-latency":
     let rate = Double(option("rate", "5000"))!
@@ -140,7 +147,7 @@ case "append-latency":
     }
     let failed = latencies.filter(\.isInfinite).count
     let achieved = Double(latencies.count - failed) / (Double(now() - began) / 1e9)
-    say("append-latency\t\(Int(rate))/s asked, \(Int(achieved))/s done\t\(producers) producers\t\(each ? "a topic each" : "one topic")\t\(log.groupCommit == nil ? "no group commit" : "group commit")\tp50 \(format(percentile(latencies, 0.5)))\tp99 \(format(percentile(latencies, 0.99)))\tmax \(format(latencies.last ?? .nan)) ms\t\(failed) failed")
+    say("append-latency\t\(Int(rate))/s asked, \(Int(achieved))/s done\t\(producers) producers\t\(each ? "a topic each" : "one topic")\t\(log.groupCommit.map { "group commit, \($0.lanes) lane(s)" } ?? "no group commit")\tp50 \(format(percentile(latencies, 0.5)))\tp99 \(format(percentile(latencies, 0.99)))\tmax \(format(latencies.last ?? .nan)) ms\t\(failed) failed")
 
 case "notify":
     let appenders = Int(option("appenders", "1"))!

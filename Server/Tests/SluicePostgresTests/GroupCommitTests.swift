@@ -10,16 +10,15 @@ import Testing
 /// server: fewer transactions than appends, each caller answered with the ids of its own events,
 /// keyed appends deduplicated inside a group, a reused key refused alone.
 @Suite struct GroupCommitTests {
-    /// How many group statements the server ran for the log's tables since its statement log had
-    /// `offset` bytes (it has them all).
+    /// How many append statements the server ran for the log's tables since its statement log had
+    /// `offset` bytes (it has them all): the plain statement's, and calls of the log's function.
     private func groups(_ log: PostgresEventLog, since offset: UInt64) throws -> Int {
         let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: try TestDatabase.setting("SLUICE_PG_LOG")))
         defer { try? file.close() }
         try file.seek(toOffset: offset)
         let text = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
         return text.components(separatedBy: "execute <unnamed>: ").filter {
-            $0.contains("INSERT INTO \(log.prefix)_topics")
-                && ($0.contains("SELECT topic, c FROM counts") || $0.contains("SELECT $1, t.epoch, t.head, cardinality"))
+            $0.contains("INSERT INTO \(log.prefix)_topics") || $0.contains("\(log.prefix)_append_group(")
         }.count
     }
 
@@ -70,8 +69,9 @@ import Testing
         }
     }
 
-    @Test func keyedAppendsInAGroupAreDeduplicatedAndAReusedKeyIsRefusedAlone() async throws {
+    @Test func keyedAppendsAreCommittedTogetherDeduplicatedAndAReusedKeyIsRefusedAlone() async throws {
         try await TestDatabase.withLog { log in
+            let before = try logSize()
             let results = await withTaskGroup(of: (Int, Result<EventID, any Error>).self) { group in
                 for index in 0..<60 {
                     group.addTask {
@@ -101,6 +101,36 @@ import Testing
             for case (_, .failure(let error)) in results.filter({ $0.0 % 3 == 0 }) {
                 Issue.record("a plain append failed: \(String(reflecting: error))")
             }
+            // 40 keyed appends among 60, gathered: a statement each would be 40 at least.
+            let statements = try groups(log, since: before)
+            #expect(statements >= 1 && statements <= 30, "\(statements) groups for 60 appends, 40 of them keyed")
+        }
+    }
+
+    @Test func keyedAppendsToManyTopicsAreCommittedTogetherEachKeyOnce() async throws {
+        try await TestDatabase.withLog { log in
+            let before = try logSize()
+            // 200 keyed appends to 20 topics, each sent twice at once: 200 events, each pair one id.
+            let ids = try await withThrowingTaskGroup(of: (Int, EventID).self) { group in
+                for index in 0..<400 {
+                    let n = index % 200
+                    group.addTask { (n, try await log.append("e\(n)", to: "topic\(n % 20)", idempotencyKey: "key-\(n)")) }
+                }
+                var all: [Int: Set<EventID>] = [:]
+                for try await (n, id) in group { all[n, default: []].insert(id) }
+                return all
+            }
+            #expect(ids.count == 200 && ids.values.allSatisfy { $0.count == 1 })
+            let rows = try await TestDatabase.run(
+                "SELECT topic || '/' || position::text || '=' || payload FROM \(log.prefix)_events ORDER BY topic, position")
+            let expected = ids.map { n, id in "topic\(n % 20)/\(id.first!.position)=e\(n)" }
+            #expect(rows.sorted() == expected.sorted())
+            for topic in 0..<20 {   // each topic numbered from 1, no gap
+                let positions = ids.filter { $0.key % 20 == topic }.map { $0.value.first!.position }.sorted()
+                #expect(positions == Array(1...10))
+            }
+            let statements = try groups(log, since: before)
+            #expect(statements >= 1 && statements <= 200, "\(statements) groups for 400 keyed appends")
         }
     }
 }

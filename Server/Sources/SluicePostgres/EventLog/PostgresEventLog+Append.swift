@@ -40,9 +40,9 @@ extension PostgresEventLog {
     public func append(contentsOf payloads: [String], to topic: String, idempotencyKey: String? = nil,
                        on connection: PostgresConnection) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
-        let query = try appendQuery(payloads, topic, idempotencyKey)
+        let append = try Append(topic: topic, payloads: payloads, key: idempotencyKey)
         try await ensureTables()   // on a connection of the log's: not in the caller's transaction
-        return try await Self.appended(try await connection.query(query, logger: logger), count: payloads.count)
+        return try Self.ids(of: try await run([append], on: connection)[0])
     }
 
     /// Appends `payloads` to `topic`, in order, in a transaction of their own; returns their ids.
@@ -50,16 +50,28 @@ extension PostgresEventLog {
     @discardableResult
     public func append(contentsOf payloads: [String], to topic: String, idempotencyKey: String? = nil) async throws -> [EventID] {
         guard !payloads.isEmpty else { return [] }
-        if let committer {
-            try validate(payloads, topic, idempotencyKey)
-            return try await committer.append(payloads, to: topic, key: idempotencyKey, log: self)
+        let append = try Append(topic: topic, payloads: payloads, key: idempotencyKey)
+        if let committer { return try Self.ids(of: try await committer.append(append, log: self)) }
+        return try Self.ids(of: try await commit([append])[0])
+    }
+
+    /// The ids of one append of ``run(_:on:)`` (`nil`: its key was used before with something else).
+    static func ids(of appended: [EventID]?) throws -> [EventID] {
+        guard let appended else {
+            throw PostgresEventLogError(.idempotencyKeyReused, "the idempotency key was used before with another topic or payload")
         }
-        let (logger, query) = (logger, try appendQuery(payloads, topic, idempotencyKey))
+        return appended
+    }
+
+    /// Commits `appends` in one statement of its own (one transaction): ``run(_:on:)`` on a
+    /// connection of the log's, within ``timeout``. Throws a ``PostgresEventLogError`` that says
+    /// whether they may have been committed.
+    func commit(_ appends: [Append]) async throws -> [[EventID]?] {
         let sent = NIOLockedValueBox(false)
         do {
             return try await onConnection(timeout: timeout) { connection in
                 sent.withLockedValue { $0 = true }
-                return try await Self.appended(try await connection.query(query, logger: logger), count: payloads.count)
+                return try await self.run(appends, on: connection)
             }
         } catch {
             // Nothing was sent without a connection: not appended. Once sent, only PostgreSQL's own
@@ -67,6 +79,35 @@ extension PostgresEventLog {
             throw PostgresEventLogError.classify(error, broken: sent.withLockedValue { $0 } ? .outcomeUnknown : .unavailable,
                                                  sent: sent.withLockedValue { $0 })
         }
+    }
+
+    /// Appends `appends` in one statement on `connection`, in their order (each topic's positions
+    /// follow it); returns each one's ids (`nil`: its key was used before with something else).
+    /// Appends without a key to one topic are the plain statement; others, the log's function.
+    func run(_ appends: [Append], on connection: PostgresConnection) async throws -> [[EventID]?] {
+        if let topic = appends.first?.topic, appends.allSatisfy({ $0.key == nil && $0.topic == topic }) {
+            let payloads = appends.count == 1 ? appends[0].payloads : appends.flatMap(\.payloads)
+            var ids = try await Self.appended(try await connection.query(plainQuery(payloads, topic), logger: logger),
+                                              count: payloads.count)[...]
+            return appends.map { append in
+                defer { ids = ids.dropFirst(append.payloads.count) }
+                return Array(ids.prefix(append.payloads.count))
+            }
+        }
+        let rows = try await connection.query(groupQuery(appends), logger: logger)
+        var answers = [[EventID]?](repeating: nil, count: appends.count)
+        var answered = [Bool](repeating: false, count: appends.count)
+        for try await (request, epoch, last, outcome) in rows.decode((Int32, String, Int64, String).self) {
+            let index = Int(request) - 1
+            answered[index] = true
+            if outcome != "reused" {
+                answers[index] = (UInt64(last) - UInt64(appends[index].payloads.count) + 1...UInt64(last)).map {
+                    EventID(epoch: epoch, position: $0)
+                }
+            }
+        }
+        guard !answered.contains(false) else { throw PostgresEventLogError(.unavailable, "an append returned no row") }
+        return answers
     }
 
     // MARK: What is refused
@@ -93,45 +134,40 @@ extension PostgresEventLog {
 
     /// Throws ``PostgresEventLogError/Kind/invalid`` unless `topic` is a topic name.
     func check(topic: String) throws {
-        guard Self.isValidTopic(topic) else {
-            throw PostgresEventLogError(.invalid, "a topic name is 1 to \(Self.maximumTopicLength) ASCII letters, digits, _ - . : or @")
-        }
+        guard Self.isValidTopic(topic) else { throw Self.invalidTopic }
     }
 
-    /// Throws ``PostgresEventLogError/Kind/invalid`` for what can never be appended.
-    private func validate(_ payloads: [String], _ topic: String, _ key: String?) throws {
-        try check(topic: topic)
-        guard payloads.allSatisfy({ !$0.utf8.contains(0) }) else {
-            throw PostgresEventLogError(.invalid, "a payload must not contain a NUL character (PostgreSQL's text refuses it)")
-        }
-        if let key, !Self.isValidIdempotencyKey(key) {
-            throw PostgresEventLogError(.invalid, "an idempotency key is 1 to 255 printable ASCII characters")
-        }
-    }
+    static let invalidTopic = PostgresEventLogError(.invalid, "a topic name is 1 to \(maximumTopicLength) ASCII letters, digits, _ - . : or @")
 
-    /// The keyed append's statement: the log's function, which claims the key or answers with the
-    /// first append's ids.
-    func keyedQuery(_ payloads: [String], _ topic: String, _ key: String) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(topic)
+    /// The statement of the log's function appending `appends` (see ``migrationSQL``): a row per
+    /// append — its number from 1, its epoch, its last position, and whether it was `appended`,
+    /// `repeated` (its key's first append's) or its key `reused` with something else.
+    func groupQuery(_ appends: [Append]) -> PostgresQuery {
+        var (topics, keys, channels) = ([String](), [String](), [String]())
+        var (owners, payloads) = ([Int32](), [String]())
+        for (index, append) in appends.enumerated() {
+            topics.append(append.topic)
+            keys.append(append.key ?? "")   // '' stands for no key: a key is never empty
+            channels.append(Self.channel(of: append.topic))
+            owners += repeatElement(Int32(index + 1), count: append.payloads.count)
+            payloads += append.payloads
+        }
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(topics)
+        bindings.append(keys)
+        bindings.append(channels)
+        bindings.append(owners)
         bindings.append(payloads)
-        bindings.append(Self.channel(of: topic))
-        bindings.append(key)
-        return PostgresQuery(unsafeSQL: "SELECT o_epoch, o_last, o_outcome FROM \(prefix)_append_keyed($1, $2::text[], $3, $4)",
-                             binds: bindings)
-    }
-
-    private func appendQuery(_ payloads: [String], _ topic: String, _ key: String?) throws -> PostgresQuery {
-        try validate(payloads, topic, key)
-        if let key { return keyedQuery(payloads, topic, key) }
-        return plainQuery(payloads, topic, selecting: "t.epoch, t.head, 'appended'::text")
+        return PostgresQuery(unsafeSQL: """
+            SELECT o_request, o_epoch, o_last, o_outcome
+            FROM \(prefix)_append_group($1::text[], $2::text[], $3::text[], $4::int[], $5::text[])
+            """, binds: bindings)
     }
 
     /// The statement appending `payloads` to `topic` without a key: the topic's head moved by their
     /// count (its row made if need be, and locked), its events numbered after the old head, one
-    /// wake-up; it selects `columns` (`t` is the topic's row after the append, `$1` the topic,
-    /// `$2` the payloads).
-    func plainQuery(_ payloads: [String], _ topic: String, selecting columns: String) -> PostgresQuery {
+    /// wake-up; it selects the topic's epoch and its new head.
+    func plainQuery(_ payloads: [String], _ topic: String) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(topic)
         bindings.append(payloads)
@@ -146,20 +182,35 @@ extension PostgresEventLog {
                 SELECT $1, t.head - cardinality($2::text[]) + p.n, p.payload
                 FROM t, unnest($2::text[]) WITH ORDINALITY AS p(payload, n)
             )
-            SELECT \(columns) FROM t, LATERAL (SELECT pg_notify($3, t.head::text)) AS n
+            SELECT t.epoch, t.head FROM t, LATERAL (SELECT pg_notify($3, t.head::text)) AS n
             """, binds: bindings)
     }
 
+    /// The ids of the plain statement's `count` events.
     static func appended(_ rows: PostgresRowSequence, count: Int) async throws -> [EventID] {
-        for try await (epoch, head, outcome) in rows.decode((String, Int64, String).self) {
-            if outcome == "reused" {
-                throw PostgresEventLogError(.idempotencyKeyReused,
-                                            "the idempotency key was used before with another topic or payload")
-            }
+        for try await (epoch, head) in rows.decode((String, Int64).self) {
             let last = UInt64(head)
             return (last - UInt64(count) + 1...last).map { EventID(epoch: epoch, position: $0) }
         }
         throw PostgresEventLogError(.unavailable, "the append returned no row")
+    }
+}
+/// One append: its topic, its payloads, its idempotency key.
+struct Append: Sendable {
+    let topic: String
+    let payloads: [String]
+    let key: String?
+
+    /// Throws ``PostgresEventLogError/Kind/invalid`` for what can never be appended.
+    init(topic: String, payloads: [String], key: String?) throws {
+        guard PostgresEventLog.isValidTopic(topic) else { throw PostgresEventLog.invalidTopic }
+        guard payloads.allSatisfy({ !$0.utf8.contains(0) }) else {
+            throw PostgresEventLogError(.invalid, "a payload must not contain a NUL character (PostgreSQL's text refuses it)")
+        }
+        if let key, !PostgresEventLog.isValidIdempotencyKey(key) {
+            throw PostgresEventLogError(.invalid, "an idempotency key is 1 to 255 printable ASCII characters")
+        }
+        (self.topic, self.payloads, self.key) = (topic, payloads, key)
     }
 }
 #endif

@@ -158,37 +158,73 @@ public struct PostgresEventLog: Sendable {
             )
             """,
             "CREATE INDEX IF NOT EXISTS \(keys)_made_at ON \(keys) (made_at)",
-            // A keyed append in one round trip: claim the key (a repeat waits here for the first
-            // append's transaction), else answer with what the first append got. Each statement
-            // of a function reads a snapshot of its own, so the claim's winner is seen at once.
+            // Appends in one round trip, as many as the caller gathered (a group commit's, or one
+            // keyed append). Each keyed request claims its key (one claim per key, by the key's
+            // first request; a repeat waits here for the first append's transaction); the plain
+            // requests and those that claimed their key are appended, each topic's row locked in
+            // the order of the names (keys, then topics: two groups never wait on each other in a
+            // circle); the others answer with what their key's first append got. Each statement of
+            // a function reads a snapshot of its own, so a claim's winner is seen at once. A key
+            // trimmed between its claim and its answer is claimed again. '' stands for no key.
             """
-            CREATE OR REPLACE FUNCTION \(prefix)_append_keyed(p_topic text, p_payloads text[], p_channel text, p_key text)
-            RETURNS TABLE (o_epoch text, o_last bigint, o_outcome text) LANGUAGE plpgsql AS $fn$
+            CREATE OR REPLACE FUNCTION \(prefix)_append_group(p_topics text[], p_keys text[], p_channels text[],
+                                                              p_requests int[], p_payloads text[])
+            RETURNS TABLE (o_request int, o_epoch text, o_last bigint, o_outcome text) LANGUAGE plpgsql AS $fn$
             DECLARE
-                v_digest text := md5(p_topic || chr(31) || p_payloads::text);
-                v_count bigint := cardinality(p_payloads);
-                v_key record;
-                v_epoch text;
-                v_head bigint;
+                v_digests text[];
+                v_todo int[] := ARRAY(SELECT generate_series(1, cardinality(p_topics)));
+                v_claimed int[];
             BEGIN
+                p_keys := array_replace(p_keys, '', NULL);
+                SELECT array_agg(CASE WHEN r.key IS NULL THEN NULL ELSE md5(r.topic || chr(31) || g.payloads::text) END ORDER BY r.n)
+                INTO v_digests
+                FROM unnest(p_topics, p_keys) WITH ORDINALITY AS r(topic, key, n)
+                JOIN (SELECT p.request, array_agg(p.payload ORDER BY p.i) AS payloads
+                      FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i) GROUP BY p.request) g
+                  ON g.request = r.n;
                 LOOP
-                    INSERT INTO \(keys) (key, topic, digest) VALUES (p_key, p_topic, v_digest) ON CONFLICT (key) DO NOTHING;
-                    EXIT WHEN FOUND;
-                    SELECT k.digest, k.epoch, k.last INTO v_key FROM \(keys) k WHERE k.key = p_key;
-                    IF FOUND THEN
-                        RETURN QUERY SELECT v_key.epoch, v_key.last,
-                            CASE WHEN v_key.digest = v_digest THEN 'repeated' ELSE 'reused' END;
-                        RETURN;
-                    END IF;   -- trimmed between the two statements: claim it again
+                    WITH first AS (
+                        SELECT DISTINCT ON (p_keys[n]) n FROM unnest(v_todo) AS n WHERE p_keys[n] IS NOT NULL ORDER BY p_keys[n], n
+                    ), claim AS (
+                        INSERT INTO \(keys) (key, topic, digest) SELECT p_keys[n], p_topics[n], v_digests[n] FROM first ORDER BY p_keys[n]
+                        ON CONFLICT (key) DO NOTHING RETURNING key
+                    )
+                    SELECT coalesce(array_agg(f.n), '{}') INTO v_claimed FROM first f JOIN claim c ON c.key = p_keys[f.n];
+                    RETURN QUERY
+                    WITH input AS (
+                        SELECT p_topics[p.request] AS topic, p.request, p.payload, p.i
+                        FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i)
+                        WHERE p.request = ANY(v_todo) AND (p_keys[p.request] IS NULL OR p.request = ANY(v_claimed))
+                    ), counts AS (
+                        SELECT topic, count(*) AS c FROM input GROUP BY topic
+                    ), t AS (
+                        INSERT INTO \(topics) AS t (topic, head) SELECT topic, c FROM counts ORDER BY topic
+                        ON CONFLICT (topic) DO UPDATE SET head = t.head + EXCLUDED.head
+                        RETURNING t.topic, t.epoch, t.head
+                    ), numbered AS (
+                        SELECT i.request, i.topic, i.payload, t.epoch,
+                               t.head - c.c + row_number() OVER (PARTITION BY i.topic ORDER BY i.i) AS position
+                        FROM input i JOIN t ON t.topic = i.topic JOIN counts c ON c.topic = i.topic
+                    ), e AS (
+                        INSERT INTO \(events) (topic, position, payload) SELECT topic, position, payload FROM numbered
+                    ), done AS (
+                        SELECT request, min(epoch) AS epoch, max(position) AS last FROM numbered GROUP BY request
+                    ), k AS (
+                        UPDATE \(keys) k SET epoch = d.epoch, last = d.last FROM done d
+                        WHERE d.request = ANY(v_claimed) AND k.key = p_keys[d.request]
+                    ), woken AS (
+                        SELECT pg_notify(ch.channel, t.head::text) FROM t
+                        JOIN (SELECT DISTINCT topic, channel FROM unnest(p_topics, p_channels) AS x(topic, channel)) ch ON ch.topic = t.topic
+                    )
+                    SELECT d.request::int, d.epoch, d.last, 'appended'::text FROM done d, (SELECT count(*) FROM woken) AS w;
+                    RETURN QUERY
+                    SELECT n, k.epoch, k.last, CASE WHEN k.digest = v_digests[n] THEN 'repeated' ELSE 'reused' END
+                    FROM unnest(v_todo) AS n JOIN \(keys) k ON k.key = p_keys[n]
+                    WHERE p_keys[n] IS NOT NULL AND NOT n = ANY(v_claimed);
+                    v_todo := ARRAY(SELECT n FROM unnest(v_todo) AS n WHERE p_keys[n] IS NOT NULL AND NOT n = ANY(v_claimed)
+                                    AND NOT EXISTS (SELECT 1 FROM \(keys) k WHERE k.key = p_keys[n]));
+                    EXIT WHEN cardinality(v_todo) = 0;
                 END LOOP;
-                INSERT INTO \(topics) AS t (topic, head) VALUES (p_topic, v_count)
-                ON CONFLICT (topic) DO UPDATE SET head = t.head + v_count
-                RETURNING t.epoch, t.head INTO v_epoch, v_head;
-                INSERT INTO \(events) (topic, position, payload)
-                SELECT p_topic, v_head - v_count + p.n, p.payload FROM unnest(p_payloads) WITH ORDINALITY AS p(payload, n);
-                PERFORM pg_notify(p_channel, v_head::text);
-                UPDATE \(keys) SET epoch = v_epoch, last = v_head WHERE key = p_key;
-                RETURN QUERY SELECT v_epoch, v_head, 'appended';
             END
             $fn$
             """,
