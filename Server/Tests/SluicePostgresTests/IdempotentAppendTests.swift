@@ -46,6 +46,35 @@ import Testing
         }
     }
 
+    /// A key trimmed between its claim (which found it) and its answer (which no longer does) is
+    /// claimed again: its repeat is appended as a first append would be, the key taken anew.
+    @Test func aKeyTrimmedBetweenItsClaimAndItsAnswerIsClaimedAgain() async throws {
+        try await TestDatabase.withLog { log in
+            let first = try await log.append("one", to: "t", idempotencyKey: "k")
+            // Trimming at the worst moment: right after the claim's INSERT, once.
+            for sql in ["CREATE TABLE \(log.prefix)_trim_once (key text)",
+                        "INSERT INTO \(log.prefix)_trim_once VALUES ('k')",
+                        """
+                        CREATE FUNCTION \(log.prefix)_trim() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                            DELETE FROM \(log.prefix)_keys WHERE key IN (SELECT key FROM \(log.prefix)_trim_once);
+                            DELETE FROM \(log.prefix)_trim_once;
+                            RETURN NULL;
+                        END $$
+                        """,
+                        """
+                        CREATE TRIGGER trim_once AFTER INSERT ON \(log.prefix)_keys
+                        FOR EACH STATEMENT EXECUTE FUNCTION \(log.prefix)_trim()
+                        """] {
+                _ = try await TestDatabase.run(sql)
+            }
+            let again = try await log.append("one", to: "t", idempotencyKey: "k")
+            #expect(again.position == first.position + 1)
+            #expect(try await payloads(log, "t") == ["one", "one"])
+            #expect(try await TestDatabase.run("SELECT last::text FROM \(log.prefix)_keys WHERE key = 'k'") == ["2"])
+            #expect(try await log.append("one", to: "t", idempotencyKey: "k") == again)   // the key's new first
+        }
+    }
+
     @Test func concurrentRepeatsOnSeveralConnectionsAppendOnce() async throws {
         try await TestDatabase.withLog { log in
             let ids = try await withThrowingTaskGroup(of: EventID.self) { group in

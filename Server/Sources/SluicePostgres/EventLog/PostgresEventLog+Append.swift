@@ -97,16 +97,24 @@ extension PostgresEventLog {
         let rows = try await connection.query(groupQuery(appends), logger: logger)
         var answers = [[EventID]?](repeating: nil, count: appends.count)
         var answered = [Bool](repeating: false, count: appends.count)
-        for try await (request, epoch, last, outcome) in rows.decode((Int32, String, Int64, String).self) {
+        var again: [Int] = []   // keys trimmed between their claim and their answer: claimed again
+        for try await (request, epoch, last, outcome) in rows.decode((Int32, String?, Int64?, String).self) {
             let index = Int(request) - 1
             answered[index] = true
-            if outcome != "reused" {
+            switch (outcome, epoch, last) {
+            case ("trimmed", _, _): again.append(index)
+            case ("reused", _, _): answers[index] = nil
+            case (_, let epoch?, let last?):
                 answers[index] = (UInt64(last) - UInt64(appends[index].payloads.count) + 1...UInt64(last)).map {
                     EventID(epoch: epoch, position: $0)
                 }
+            default: throw PostgresEventLogError(.unavailable, "an append's row has no position")
             }
         }
         guard !answered.contains(false) else { throw PostgresEventLogError(.unavailable, "an append returned no row") }
+        if !again.isEmpty {
+            for (index, ids) in zip(again, try await run(again.map { appends[$0] }, on: connection)) { answers[index] = ids }
+        }
         return answers
     }
 
@@ -141,7 +149,8 @@ extension PostgresEventLog {
 
     /// The statement of the log's function appending `appends` (see ``migrationSQL``): a row per
     /// append — its number from 1, its epoch, its last position, and whether it was `appended`,
-    /// `repeated` (its key's first append's) or its key `reused` with something else.
+    /// `repeated` (its key's first append's), its key `reused` with something else, or its key
+    /// `trimmed` under it (to be appended again).
     func groupQuery(_ appends: [Append]) -> PostgresQuery {
         var (topics, keys, channels) = ([String](), [String](), [String]())
         var (owners, payloads) = ([Int32](), [String]())

@@ -159,72 +159,76 @@ public struct PostgresEventLog: Sendable {
             """,
             "CREATE INDEX IF NOT EXISTS \(keys)_made_at ON \(keys) (made_at)",
             // Appends in one round trip, as many as the caller gathered (a group commit's, or one
-            // keyed append). Each keyed request claims its key (one claim per key, by the key's
-            // first request; a repeat waits here for the first append's transaction); the plain
-            // requests and those that claimed their key are appended, each topic's row locked in
-            // the order of the names (keys, then topics: two groups never wait on each other in a
-            // circle); the others answer with what their key's first append got. Each statement of
-            // a function reads a snapshot of its own, so a claim's winner is seen at once. A key
-            // trimmed between its claim and its answer is claimed again. '' stands for no key.
+            // keyed append). Each key is claimed by its first request (a repeat waits here for the
+            // first append's transaction); the requests without a key and those that claimed one
+            // are appended, each topic's row locked in the order of the names (keys, then topics:
+            // two groups never wait on each other in a circle); the others answer with what their
+            // key's first append got, or `trimmed` when the key went between the two statements
+            // (the caller appends those again). Each statement of a function reads a snapshot of
+            // its own, so a claim's winner is seen at once. '' stands for no key.
             """
             CREATE OR REPLACE FUNCTION \(prefix)_append_group(p_topics text[], p_keys text[], p_channels text[],
                                                               p_requests int[], p_payloads text[])
             RETURNS TABLE (o_request int, o_epoch text, o_last bigint, o_outcome text) LANGUAGE plpgsql AS $fn$
             DECLARE
+                v_keyed boolean;
                 v_digests text[];
-                v_todo int[] := ARRAY(SELECT generate_series(1, cardinality(p_topics)));
-                v_claimed int[];
+                v_chosen boolean[];
             BEGIN
                 p_keys := array_replace(p_keys, '', NULL);
-                SELECT array_agg(CASE WHEN r.key IS NULL THEN NULL ELSE md5(r.topic || chr(31) || g.payloads::text) END ORDER BY r.n)
-                INTO v_digests
-                FROM unnest(p_topics, p_keys) WITH ORDINALITY AS r(topic, key, n)
-                JOIN (SELECT p.request, array_agg(p.payload ORDER BY p.i) AS payloads
-                      FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i) GROUP BY p.request) g
-                  ON g.request = r.n;
-                LOOP
+                v_keyed := cardinality(array_remove(p_keys, NULL)) > 0;
+                IF v_keyed THEN
+                    SELECT array_agg(CASE WHEN r.key IS NULL THEN NULL ELSE md5(r.topic || chr(31) || g.payloads::text) END ORDER BY r.n)
+                    INTO v_digests
+                    FROM unnest(p_topics, p_keys) WITH ORDINALITY AS r(topic, key, n)
+                    JOIN (SELECT p.request, array_agg(p.payload ORDER BY p.i) AS payloads
+                          FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i) GROUP BY p.request) g
+                      ON g.request = r.n;
                     WITH first AS (
-                        SELECT DISTINCT ON (p_keys[n]) n FROM unnest(v_todo) AS n WHERE p_keys[n] IS NOT NULL ORDER BY p_keys[n], n
+                        SELECT DISTINCT ON (p_keys[n]) n FROM generate_subscripts(p_keys, 1) AS n
+                        WHERE p_keys[n] IS NOT NULL ORDER BY p_keys[n], n
                     ), claim AS (
                         INSERT INTO \(keys) (key, topic, digest) SELECT p_keys[n], p_topics[n], v_digests[n] FROM first ORDER BY p_keys[n]
                         ON CONFLICT (key) DO NOTHING RETURNING key
                     )
-                    SELECT coalesce(array_agg(f.n), '{}') INTO v_claimed FROM first f JOIN claim c ON c.key = p_keys[f.n];
+                    SELECT array_agg(p_keys[r] IS NULL OR c.key IS NOT NULL ORDER BY r) INTO v_chosen
+                    FROM generate_subscripts(p_keys, 1) AS r LEFT JOIN first f ON f.n = r LEFT JOIN claim c ON c.key = p_keys[f.n];
+                END IF;
+                RETURN QUERY
+                WITH input AS (
+                    SELECT p_topics[p.request] AS topic, p.request, p.payload, p.i
+                    FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i)
+                    WHERE NOT v_keyed OR v_chosen[p.request]
+                ), numbered AS (
+                    SELECT topic, request, payload, row_number() OVER (PARTITION BY topic ORDER BY i) AS rn,
+                           count(*) OVER (PARTITION BY topic) AS c
+                    FROM input
+                ), t AS (
+                    INSERT INTO \(topics) AS t (topic, head) SELECT topic, c FROM numbered WHERE rn = 1 ORDER BY topic
+                    ON CONFLICT (topic) DO UPDATE SET head = t.head + EXCLUDED.head
+                    RETURNING t.topic, t.epoch, t.head
+                ), placed AS (
+                    SELECT n.request, n.topic, n.payload, t.epoch, t.head - n.c + n.rn AS position
+                    FROM numbered n JOIN t ON t.topic = n.topic
+                ), e AS (
+                    INSERT INTO \(events) (topic, position, payload) SELECT topic, position, payload FROM placed
+                ), done AS (
+                    SELECT request, min(epoch) AS epoch, max(position) AS last FROM placed GROUP BY request
+                ), k AS (
+                    UPDATE \(keys) k SET epoch = d.epoch, last = d.last FROM done d WHERE v_keyed AND k.key = p_keys[d.request]
+                ), woken AS (
+                    SELECT count(pg_notify(p_channels[r.n], t.head::text)) AS c
+                    FROM t JOIN (SELECT DISTINCT ON (topic) topic, n FROM unnest(p_topics) WITH ORDINALITY AS x(topic, n)
+                                 ORDER BY topic) r ON r.topic = t.topic
+                )
+                SELECT d.request::int, d.epoch, d.last, 'appended'::text FROM done d, woken;
+                IF v_keyed THEN
                     RETURN QUERY
-                    WITH input AS (
-                        SELECT p_topics[p.request] AS topic, p.request, p.payload, p.i
-                        FROM unnest(p_requests, p_payloads) WITH ORDINALITY AS p(request, payload, i)
-                        WHERE p.request = ANY(v_todo) AND (p_keys[p.request] IS NULL OR p.request = ANY(v_claimed))
-                    ), counts AS (
-                        SELECT topic, count(*) AS c FROM input GROUP BY topic
-                    ), t AS (
-                        INSERT INTO \(topics) AS t (topic, head) SELECT topic, c FROM counts ORDER BY topic
-                        ON CONFLICT (topic) DO UPDATE SET head = t.head + EXCLUDED.head
-                        RETURNING t.topic, t.epoch, t.head
-                    ), numbered AS (
-                        SELECT i.request, i.topic, i.payload, t.epoch,
-                               t.head - c.c + row_number() OVER (PARTITION BY i.topic ORDER BY i.i) AS position
-                        FROM input i JOIN t ON t.topic = i.topic JOIN counts c ON c.topic = i.topic
-                    ), e AS (
-                        INSERT INTO \(events) (topic, position, payload) SELECT topic, position, payload FROM numbered
-                    ), done AS (
-                        SELECT request, min(epoch) AS epoch, max(position) AS last FROM numbered GROUP BY request
-                    ), k AS (
-                        UPDATE \(keys) k SET epoch = d.epoch, last = d.last FROM done d
-                        WHERE d.request = ANY(v_claimed) AND k.key = p_keys[d.request]
-                    ), woken AS (
-                        SELECT pg_notify(ch.channel, t.head::text) FROM t
-                        JOIN (SELECT DISTINCT topic, channel FROM unnest(p_topics, p_channels) AS x(topic, channel)) ch ON ch.topic = t.topic
-                    )
-                    SELECT d.request::int, d.epoch, d.last, 'appended'::text FROM done d, (SELECT count(*) FROM woken) AS w;
-                    RETURN QUERY
-                    SELECT n, k.epoch, k.last, CASE WHEN k.digest = v_digests[n] THEN 'repeated' ELSE 'reused' END
-                    FROM unnest(v_todo) AS n JOIN \(keys) k ON k.key = p_keys[n]
-                    WHERE p_keys[n] IS NOT NULL AND NOT n = ANY(v_claimed);
-                    v_todo := ARRAY(SELECT n FROM unnest(v_todo) AS n WHERE p_keys[n] IS NOT NULL AND NOT n = ANY(v_claimed)
-                                    AND NOT EXISTS (SELECT 1 FROM \(keys) k WHERE k.key = p_keys[n]));
-                    EXIT WHEN cardinality(v_todo) = 0;
-                END LOOP;
+                    SELECT n::int, k.epoch, k.last,
+                           CASE WHEN k.key IS NULL THEN 'trimmed' WHEN k.digest = v_digests[n] THEN 'repeated' ELSE 'reused' END
+                    FROM generate_subscripts(p_keys, 1) AS n LEFT JOIN \(keys) k ON k.key = p_keys[n]
+                    WHERE NOT v_chosen[n];
+                END IF;
             END
             $fn$
             """,
