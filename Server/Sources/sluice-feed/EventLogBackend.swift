@@ -27,7 +27,9 @@ struct EventLogBackend: Sendable {
     let feeds: PostgresTopicFeeds<ServerSentEvent>
     let trimmer: PostgresEventLogTrimmer
 
-    init(logger: Logger) {
+    /// The backend of the `SLUICE_PG_…` database; its feeds end their streams after
+    /// `partitionLimit` without the database.
+    init(logger: Logger, partitionLimit: Duration) {
         var configuration = ExampleSettings().database   // the SLUICE_PG_… variables
         configuration.options.maximumConnections = 20
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -35,7 +37,8 @@ struct EventLogBackend: Sendable {
         listener = PostgresEventLogListener(
             log: log, options: .init(probeInterval: .seconds(2), probeTimeout: .seconds(3), maximumDelay: .seconds(2)),
             logger: logger)
-        feeds = PostgresTopicFeeds(listener: listener, options: .init(replay: 1_024, policy: .dropOldest(buffer: 1_024))) {
+        feeds = PostgresTopicFeeds(listener: listener, options: .init(replay: 1_024, policy: .dropOldest(buffer: 1_024)),
+                                   partitionLimit: partitionLimit) {
             ServerSentEvent(data: $0)
         }
         trimmer = PostgresEventLogTrimmer(

@@ -5,7 +5,7 @@ import SluiceHummingbird
 /// ```
 /// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
 ///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
-///             [--write-buffer BYTES] [--framework hummingbird|vapor]
+///             [--write-buffer BYTES] [--framework hummingbird|vapor] [--partition-limit SECONDS]
 /// ```
 ///
 /// `--port 0` lets the system pick a free port; the server prints the one it got.
@@ -21,6 +21,10 @@ struct FeedOptions: Sendable {
     /// Publish posted events through PostgreSQL and feed from its notifications (settings from the
     /// `SLUICE_PG_*` environment variables).
     var postgres = false
+    /// With `--postgres`: how long the instance keeps its feeds open while it cannot reach the
+    /// database, before it ends their streams so that its clients resume elsewhere (30 s; the
+    /// fleet test sets it short).
+    var partitionLimit = Duration.seconds(30)
     /// The high-water mark of each connection's write buffer in bytes (the low one is half of it):
     /// how much NIO holds for a client that does not read before the engine's writer is made to
     /// wait. `nil`: NIO's default (64 KiB). The fan-out benchmark sets it small, for every engine,
@@ -64,6 +68,7 @@ struct FeedOptions: Sendable {
         usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--instance NAME] [--postgres] [--write-buffer BYTES] [--framework hummingbird|vapor]
+                           [--partition-limit SECONDS]
         """
 
     /// A command-line mistake, with what to say about it.
@@ -94,6 +99,7 @@ struct FeedOptions: Sendable {
             case "--instance": options.instance = try value(of: flag)
             case "--postgres": options.postgres = true
             case "--write-buffer": options.writeBuffer = try number(of: flag, atLeast: 2)
+            case "--partition-limit": options.partitionLimit = .seconds(try number(of: flag, atLeast: 1))
             case "--engine":
                 let text = try value(of: flag)
                 guard let engine = EngineKind(rawValue: text) else { throw Mistake(description: "unknown engine \(text)") }

@@ -40,7 +40,7 @@ struct FeedServer {
         let bench = BenchRun(input: input)
         var logger = Logger(label: "sluice-feed")
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-        let backend = options.postgres ? EventLogBackend(logger: logger) : nil
+        let backend = options.postgres ? EventLogBackend(logger: logger, partitionLimit: options.partitionLimit) : nil
         let routes = FeedRoutes(options: options, engine: engine, input: input, bench: bench, backend: backend, metrics: metrics)
         // The PostgreSQL client runs from here on; it stops after the service group. The log makes
         // its tables before its first query (the listener's start, or an append).

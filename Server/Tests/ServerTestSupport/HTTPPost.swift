@@ -11,6 +11,12 @@ public func post(_ url: String) async throws -> (status: Int, body: String) {
     return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
 }
 
+/// GETs `url`: the response's status and body text.
+public func get(_ url: String) async throws -> (status: Int, body: String) {
+    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: URL(string: url)!))
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+}
+
 /// A loopback port that was free a moment ago (bound and released).
 public func freeLoopbackPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -10,9 +10,11 @@ import Testing
 /// A fleet of three `sluice-feed --postgres` processes over the real PostgreSQL that `Server/test`
 /// starts, and SSE clients over loopback that move between them with `Last-Event-ID`, while
 /// appenders commit out of order and roll back, the instances' backends are killed, an instance is
-/// killed with SIGKILL and started again, and PostgreSQL itself is restarted. Every client must get
-/// every committed event exactly once, in order, and no rolled-back one — the test's own SSE clients
-/// and two Swift clients (SluiceEventSource) behind a proxy that moves them.
+/// killed with SIGKILL and started again, an instance is cut off from PostgreSQL (its clients
+/// resume on the others) and PostgreSQL itself is restarted; a keyed append whose answer is lost
+/// after its commit is retried with its key. Every client must get every committed event exactly
+/// once, in order, and no rolled-back one — the test's own SSE clients and two Swift clients
+/// (SluiceEventSource) behind a proxy that moves them.
 ///
 /// It restarts the database, so `Server/test` runs it alone, after the other tests.
 @Suite(.serialized) struct FleetTests {
@@ -32,9 +34,14 @@ import Testing
 
     func run(_ started: NIOLockedValueBox<[Instance]>) async throws {
         let topic = "fleet\(UInt32.random(in: 0...UInt32.max))"
+        // Instance C reaches PostgreSQL through a proxy that can cut it off; past 3 s without the
+        // database it ends its streams.
+        let partition = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
         var instances: [Instance] = []
         for name in ["A", "B", "C"] {
-            instances.append(try await Instance.start(name))
+            instances.append(name == "C" ? try await Instance.start(name, arguments: ["--partition-limit", "3"],
+                                                                  environment: ["SLUICE_PG_PORT": "\(partition.port)"])
+                                         : try await Instance.start(name))
             started.withLockedValue { $0 = instances }
         }
         let ports = NIOLockedValueBox(instances.map { Optional($0.port) })
@@ -53,14 +60,6 @@ import Testing
         let clientTasks = clients.map { fleetClient in
             Task { await fleetClient.run(ports: { ports.withLockedValue { $0 } }, stop: stop) }
         }
-        // Every 15 s, where everyone stands: a run that stalls says where.
-        let progress = Task {
-            while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(15))
-                Self.say("fleet: \(appenders.committed) committed; clients have \(clients.map { String($0.received.count) }.joined(separator: ", "))")
-            }
-        }
-        defer { progress.cancel() }
         // Joined, not only connected: a client whose request is sent but not yet joined to its
         // instance's feed would start live after the first events (seen: a client without event 1).
         let joined = await waitUntil { clients.allSatisfy { $0.joined >= 1 } }
@@ -83,6 +82,15 @@ import Testing
         let swiftClients = [SwiftFleetClient(name: "Swift (for await)", surface: .asyncSequence, url: url),
                             SwiftFleetClient(name: "Swift (publisher)", surface: .publisher, url: url)]
         let swiftTasks = swiftClients.map { swiftClient in Task { await swiftClient.run(stop: stop) } }
+        // Every 15 s, where everyone stands: a run that stalls says where.
+        let progress = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(15))
+                Self.say("fleet: \(appenders.committed) committed; clients have \(clients.map { String($0.received.count) }.joined(separator: ", ")); "
+                         + "Swift clients \(swiftClients.map { String($0.received.count) }.joined(separator: ", "))")
+            }
+        }
+        defer { progress.cancel() }
         let moving = Task {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(3))
@@ -104,6 +112,10 @@ import Testing
         let futureTask = Task { await future.run(ports: { ports.withLockedValue { $0 } }, stop: stop) }
         #expect(await waitUntil { future.resets == 1 })
         let futureFrom = appenders.committed
+        // A keyed append whose connection dies right after its commit (its answer lost: outcome
+        // unknown), retried with its key on another connection: one event.
+        let retried = try await Self.appendLosingTheAnswerThenRetry("keyed retried", to: topic, key: "\(topic)-keyed", log: log)
+        Self.say("fleet: a keyed append whose answer was lost, retried: \(retried)")
         await instances[1].kill()
         ports.withLockedValue { $0[1] = nil }
         Self.say("fleet: instance B killed (SIGKILL)")
@@ -113,17 +125,35 @@ import Testing
         ports.withLockedValue { $0[1] = instances[1].port }
         Self.say("fleet: instance B started again on port \(instances[1].port)")
         try await appenders.waitForCommitted(500)
+        // Instance C cut off from PostgreSQL: it says it is not ready, and past its limit it ends
+        // its streams (a client of its own sees its stream end), so that its clients resume on
+        // the others. Healed, it is ready again.
+        let onC = try await SSEClient.connect(port: instances[2].port, path: "/events/\(topic)")
+        #expect(await onC.wait { $0.contains { $0.retry != nil } }, "a client of instance C did not join")
+        partition.partition()
+        Self.say("fleet: instance C cut off from PostgreSQL")
+        #expect(await waitUntilAsync { try await get("http://127.0.0.1:\(instances[2].port)/ready").status == 503 },
+                "instance C stayed ready without its database")
+        #expect(await waitUntil { onC.ended }, "instance C kept its streams open without its database")
+        await onC.close()
+        Self.say("fleet: instance C not ready, its streams ended")
+        try await appenders.waitForCommitted(appenders.committed + 100)
+        partition.heal()
+        #expect(await waitUntilAsync(timeout: 120) { try await get("http://127.0.0.1:\(instances[2].port)/ready").status == 200 },
+                "instance C was not ready again once it could reach its database")
+        Self.say("fleet: instance C reaches PostgreSQL again, ready")
+        try await appenders.waitForCommitted(appenders.committed + 100)
         let restart = try TestDatabase.setting("SLUICE_PG_CTL").split(separator: " ").map(String.init) + ["restart", "-m", "fast"]
         #expect(try await runCommand(restart) == 0, "pg_ctl restart failed")
         Self.say("fleet: PostgreSQL restarted")
         try await appenders.waitForCommitted(800)
         Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances again")
         // 1,000 topics never published, opened by clients that leave at once: nothing is written.
-        let opened = await Self.openNeverPublishedTopics(1_000, port: instances[2].port, prefix: "\(topic)-never-")
+        let opened = await Self.openNeverPublishedTopics(1_000, port: instances[0].port, prefix: "\(topic)-never-")
         #expect(opened == 1_000, "only \(opened) of 1,000 never-published topics' streams began")
         #expect(try await TestDatabase.run("SELECT count(*)::text FROM sluice_log_topics WHERE topic LIKE '\(topic)-never-%'") == ["0"])
         Self.say("fleet: \(opened) never-published topics opened, no row written")
-        try await appenders.waitForCommitted(1_000)
+        try await appenders.waitForCommitted(appenders.committed + 150)
         appenders.finish()
         Self.say("fleet: appenders stopping")
         for task in appending { await task.value }
@@ -135,6 +165,8 @@ import Testing
         let positions = try await TestDatabase.run(
             "SELECT position::text FROM sluice_log_events e WHERE topic = '\(topic)' ORDER BY e.position")
         #expect(positions == (1...truth.count).map(String.init), "the log has holes")
+        #expect(truth.filter { $0 == "keyed retried" }.count == 1, "the keyed append retried after its lost answer is not one event")
+        #expect(truth.indices.contains(Int(retried.position) - 1) && truth[Int(retried.position) - 1] == "keyed retried")
         Self.say("fleet: \(truth.count) events committed, \(appenders.rolledBack) transactions rolled back, \(appenders.failed) appends failed")
         stop.set(last: UInt64(truth.count))
         moving.cancel()
@@ -144,6 +176,7 @@ import Testing
         for task in swiftTasks { await task.value }
         Self.say("fleet: the Swift clients are done")
         await mover.close()
+        await partition.close()
         let fromFuture = future.received.map(\.position)
         Self.say("fleet: the client from the future: reset \(future.resets) time(s), then \(fromFuture.count) events "
                  + "(\(fromFuture.first ?? 0)…\(fromFuture.last ?? 0)) over \(future.connections) connections")
@@ -185,6 +218,28 @@ import Testing
                 Self.say("fleet: instance \(instance.name)'s log:\n" + text.split(separator: "\n").suffix(30).joined(separator: "\n"))
             }
         }
+    }
+
+    /// Appends `payload` under `key` through a proxy that loses the answer once the statement has
+    /// reached PostgreSQL (it commits): the append throws `outcomeUnknown`. Then appends it again
+    /// with the same key on `log`: the id that retry returns.
+    static func appendLosingTheAnswerThenRetry(_ payload: String, to topic: String, key: String,
+                                               log: PostgresEventLog) async throws -> EventID {
+        let proxy = try await FreezingProxy(target: Int(try TestDatabase.setting("SLUICE_PG_PORT"))!)
+        let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(applicationName: "fleet-keyed", port: proxy.port))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let impatient = PostgresEventLog(client: client, timeout: .seconds(5), makesTables: false)
+        try await client.query("SELECT 1", logger: logger)   // a connection open before the answers are lost
+        proxy.freezeAnswers()
+        do {
+            try await impatient.append(payload, to: topic, idempotencyKey: key)
+            Issue.record("an append whose answer was lost returned")
+        } catch let error as PostgresEventLogError {
+            #expect(error.kind == .outcomeUnknown, "an append whose answer was lost: \(error)")
+        }
+        await proxy.close()
+        return try await log.append(payload, to: topic, idempotencyKey: key)
     }
 
     /// Opens `count` topics named `prefix<n>`, never published, on the instance at `port`, eight at
@@ -240,11 +295,14 @@ struct Instance: Sendable {
     /// Its standard output and error.
     let output: URL
 
-    static func start(_ name: String) async throws -> Instance {
+    /// Starts `sluice-feed --postgres` named `name`, with `arguments` after those and `environment`'s
+    /// variables over this process's.
+    static func start(_ name: String, arguments: [String] = [], environment: [String: String] = [:]) async throws -> Instance {
         let binary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("sluice-feed").path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(name)-\(UUID().uuidString).log")
-        let pid = try spawn([binary, "--port", "0", "--instance", name, "--postgres"], output: output.path)
+        let pid = try spawn([binary, "--port", "0", "--instance", name, "--postgres"] + arguments, output: output.path,
+                            environment: environment)
         var port: Int?
         let started = await waitUntil(timeout: 120) {
             guard let text = try? String(contentsOf: output, encoding: .utf8) else { return false }

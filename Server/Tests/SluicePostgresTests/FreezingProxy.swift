@@ -6,13 +6,17 @@ import NIOPosix
 /// ``freeze()`` they stay open but nothing crosses them either way — what a client sees of a
 /// connection a NAT or a load balancer dropped without a word (half-open). Connections made after
 /// the freeze are carried normally. It can also **drop** them (``dropAll()``), and pick each new
-/// connection's target as it comes: a load balancer moving its clients between instances.
+/// connection's target as it comes: a load balancer moving its clients between instances. And it
+/// can **partition** its clients from the target: every connection frozen, new ones closed at once,
+/// until ``heal()``.
 final class FreezingProxy: Sendable {
     let port: Int
     private let server: any Channel
     private let pairs = NIOLockedValueBox<[Glue]>([])
     /// The target of each connection carried so far, in order.
     private let targets = NIOLockedValueBox<[Int]>([])
+    /// Whether new connections are closed at once (partitioned).
+    private let refusing = NIOLockedValueBox(false)
 
     /// A proxy to `target` on port `requested` (0: one the system picks).
     convenience init(target: Int, port requested: Int = 0) async throws {
@@ -22,10 +26,11 @@ final class FreezingProxy: Sendable {
     /// A proxy on port `requested` (0: one the system picks) that carries each new connection to
     /// the port `target` gives at that moment.
     init(port requested: Int = 0, target: @escaping @Sendable () -> Int) async throws {
-        let (pairs, targets) = (pairs, targets)
+        let (pairs, targets, refusing) = (pairs, targets, refusing)
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
+                if refusing.withLockedValue({ $0 }) { return inbound.close() }
                 let glue = Glue()
                 let port = target()
                 pairs.withLockedValue { $0.append(glue) }
@@ -54,6 +59,18 @@ final class FreezingProxy: Sendable {
     /// lost — what a client sees of a connection that died right after `COMMIT`.
     func freezeAnswers() {
         pairs.withLockedValue { $0.forEach { $0.answersFrozen.withLockedValue { $0 = true } } }
+    }
+
+    /// Cuts the clients off from the target: every connection carried so far frozen, every new
+    /// one closed as soon as it is accepted, until ``heal()``.
+    func partition() {
+        refusing.withLockedValue { $0 = true }
+        freeze()
+    }
+
+    /// Carries new connections again (the frozen ones stay frozen).
+    func heal() {
+        refusing.withLockedValue { $0 = false }
     }
 
     /// Closes every connection carried so far, on both sides: each client connects again, and is
