@@ -43,15 +43,14 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
     /// The topic appended to.
     public let topic: String
     /// The most values queued or being appended at once (the upstream demand).
-    public let maxInFlight: Int
+    public var maxInFlight: Int { work.maxInFlight }
     /// How many times a value's append is tried before it is reported failed (5).
     public let maxAttempts: Int
 
     private let encode: (Input) throws -> String
     private let key: ((Input) -> String?)?
     private let subject = PassthroughSubject<Outcome, Never>()
-    private let queue: AsyncStream<Pending>.Continuation
-    private let state = NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>((nil, false, nil))
+    private let work: SerialWork<Pending>
 
     private struct Pending: @unchecked Sendable {
         let input: Input
@@ -68,67 +67,45 @@ public final class PostgresEventLogAppender<Input, UpstreamFailure: Error>: Subs
     /// `nil`, is not retried when its outcome is unknown).
     public init(log: PostgresEventLog, topic: String, maxInFlight: Int = 16, maxAttempts: Int = 5,
                 key: ((Input) -> String?)? = nil, encode: @escaping (Input) throws -> String) {
-        precondition(maxInFlight > 0, "maxInFlight must be positive")
         precondition(maxAttempts > 0, "maxAttempts must be positive")
         self.log = log
         self.topic = topic
-        self.maxInFlight = maxInFlight
         self.maxAttempts = maxAttempts
         self.key = key
         self.encode = encode
-        let (stream, continuation) = AsyncStream.makeStream(of: Pending.self)
-        queue = continuation
-        let work = UncheckedWork { [self] in await append(stream) }
-        let worker = Task { await work.run() }
-        state.withLockedValue { $0.worker = worker }
+        work = SerialWork(maxInFlight: maxInFlight)
+        work.start { [self] values in await append(values) }
     }
 
     /// Requests `maxInFlight` values.
     public func receive(subscription: any Subscription) {
-        let keep = state.withLockedValue { state -> Bool in
-            guard state.upstream == nil, !state.cancelled else { return false }
-            state.upstream = subscription
-            return true
-        }
-        guard keep else { return subscription.cancel() }
-        subscription.request(.max(maxInFlight))
+        work.receive(subscription: subscription)
     }
 
     /// Queues the value (encoded now; one the encoder throws on is reported as failed in its turn).
     public func receive(_ input: Input) -> Subscribers.Demand {
-        queue.yield(Pending(input: input, payload: Result { try encode(input) }, key: key?(input)))
+        work.enqueue(Pending(input: input, payload: Result { try encode(input) }, key: key?(input)))
         return .none
     }
 
     /// Appends what is queued, then finishes ``outcomes``.
     public func receive(completion: Subscribers.Completion<UpstreamFailure>) {
-        state.withLockedValue { $0.upstream = nil }
-        queue.finish()
+        work.complete()
     }
 
     /// Cancels the upstream and drops what is queued.
     public func cancel() {
-        let (upstream, worker) = state.withLockedValue { state -> ((any Subscription)?, Task<Void, Never>?) in
-            guard !state.cancelled else { return (nil, nil) }
-            state.cancelled = true
-            defer { state.upstream = nil }
-            return (state.upstream, state.worker)
-        }
-        upstream?.cancel()
-        queue.finish()
-        worker?.cancel()
+        work.cancel()
     }
 
     /// The worker: one value at a time, in order.
-    private func append(_ values: AsyncStream<Pending>) async {
+    private func append(_ values: SerialWork<Pending>.Values) async {
         for await pending in values {
-            if Task.isCancelled { break }
             do {
                 subject.send(.appended(pending.input, try await append(pending)))
             } catch {
                 subject.send(.failed(pending.input, error))
             }
-            state.withLockedValue { $0.upstream }?.request(.max(1))
         }
         subject.send(completion: .finished)
     }

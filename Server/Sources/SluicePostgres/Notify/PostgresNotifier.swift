@@ -49,7 +49,7 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
     /// The channel notified.
     public let channel: String
     /// The most values queued or in flight at once (the upstream demand).
-    public let maxInFlight: Int
+    public var maxInFlight: Int { work.maxInFlight }
     /// How long connecting, or one `pg_notify`, may take before the value fails.
     public let timeout: Duration
 
@@ -58,14 +58,7 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
     private let logger: Logger
     private let encode: (Input) throws -> String
     private let subject = PassthroughSubject<Outcome, Never>()
-    private let queue: AsyncStream<Pending>.Continuation
-    private let state = NIOLockedValueBox<State>(State())
-
-    private struct State {
-        var upstream: (any Subscription)?
-        var cancelled = false
-        var worker: Task<Void, Never>?
-    }
+    private let work: SerialWork<Pending>
 
     private struct Pending: @unchecked Sendable {
         let input: Input
@@ -82,30 +75,19 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
                 timeout: Duration = .seconds(10),
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                 logger: Logger = Logger(label: "SluicePostgres"), encode: @escaping (Input) throws -> String) {
-        precondition(maxInFlight > 0, "maxInFlight must be positive")
         self.channel = channel
         self.timeout = timeout
         self.configuration = configuration
-        self.maxInFlight = maxInFlight
         self.group = eventLoopGroup
         self.logger = logger
         self.encode = encode
-        let (stream, continuation) = AsyncStream.makeStream(of: Pending.self)
-        queue = continuation
-        let work = UncheckedWork { [self] in await send(stream) }
-        let worker = Task { await work.run() }
-        state.withLockedValue { $0.worker = worker }
+        work = SerialWork(maxInFlight: maxInFlight)
+        work.start { [self] values in await send(values) }
     }
 
     /// Requests `maxInFlight` values.
     public func receive(subscription: any Subscription) {
-        let keep = state.withLockedValue { state -> Bool in
-            guard state.upstream == nil, !state.cancelled else { return false }
-            state.upstream = subscription
-            return true
-        }
-        guard keep else { return subscription.cancel() }
-        subscription.request(.max(maxInFlight))
+        work.receive(subscription: subscription)
     }
 
     /// Queues the value to be sent; a value that cannot be encoded, or whose payload is too large,
@@ -122,35 +104,25 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
             subject.send(.failed(input, .payloadTooLarge(bytes: payload.utf8.count)))
             return .max(1)
         }
-        queue.yield(Pending(input: input, payload: payload))
+        work.enqueue(Pending(input: input, payload: payload))
         return .none
     }
 
     /// Sends what is queued, then closes the connection and finishes ``outcomes``.
     public func receive(completion: Subscribers.Completion<UpstreamFailure>) {
-        state.withLockedValue { $0.upstream = nil }
-        queue.finish()
+        work.complete()
     }
 
     /// Cancels the upstream, drops what is queued and closes the connection.
     public func cancel() {
-        let (upstream, worker) = state.withLockedValue { state -> ((any Subscription)?, Task<Void, Never>?) in
-            guard !state.cancelled else { return (nil, nil) }
-            state.cancelled = true
-            defer { state.upstream = nil }
-            return (state.upstream, state.worker)
-        }
-        upstream?.cancel()
-        queue.finish()
-        worker?.cancel()
+        work.cancel()
     }
 
     /// The worker: one value at a time, in order, on one connection opened when needed.
-    private func send(_ values: AsyncStream<Pending>) async {
+    private func send(_ values: SerialWork<Pending>.Values) async {
         var connection: PostgresConnection?
         var connectionID = 0
         for await pending in values {
-            if Task.isCancelled { break }
             do {
                 if connection == nil {
                     connectionID += 1
@@ -177,8 +149,6 @@ public final class PostgresNotifier<Input, UpstreamFailure: Error>: Subscriber, 
                     try? await lost.close()
                 }
             }
-            let upstream = state.withLockedValue { $0.upstream }
-            upstream?.request(.max(1))
         }
         if let connection {
             await Task { try? await connection.close() }.value
