@@ -326,8 +326,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     /// A transport's new client from `start`, with `options`' window, heartbeat (when `heartbeat`
     /// is on), grace and policy: joined at once.
-    package func connect(from start: ResumePoint, options: ServerSentEventStream<Output>.Options, heartbeat: Bool) -> ClientOutlet {
-        let outlet = ClientOutlet(window: options.window, heartbeat: heartbeat ? options.heartbeat.map(TimeAmount.init) : nil,
+    package func connect(from start: ResumePoint, options: FeedStreamOptions, heartbeat: Duration?) -> ClientOutlet {
+        let outlet = ClientOutlet(window: options.window, heartbeat: heartbeat.map(TimeAmount.init),
                                   shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any(),
                                   counters: counters)
         join(outlet, from: start, policy: options.policy)

@@ -1,6 +1,30 @@
 #if Server
 import NIOCore
+import NIOPosix
 import Sluice
+
+/// How a client's stream of an ``EventFeed`` behaves, whatever carries it: the options of a
+/// ``FeedSocketStream``, and those of a ``ServerSentEventStream`` beside its `retry:` and heartbeats.
+public struct FeedStreamOptions: Sendable {
+    /// The policy for this endpoint's slow clients; `nil`: the feed's.
+    public var policy: SlowClientPolicy?
+    /// How long a stream may take to write its last events after shutdown began (5 s).
+    public var shutdownGrace: Duration
+    /// How many events a client has requested at most while its writes are in flight (16).
+    public var window: Int
+    /// Where the shutdown timer runs.
+    public var eventLoopGroup: any EventLoopGroup
+
+    /// Options for a stream.
+    public init(policy: SlowClientPolicy? = nil, shutdownGrace: Duration = .seconds(5), window: Int = 16,
+                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        precondition(window > 0, "window must be positive")
+        self.policy = policy
+        self.shutdownGrace = shutdownGrace
+        self.window = window
+        self.eventLoopGroup = eventLoopGroup
+    }
+}
 
 /// A message of a feed's WebSocket stream: a text or a binary message.
 public enum FeedSocketMessage: Sendable, Hashable {
@@ -19,8 +43,8 @@ public enum FeedSocketMessage: Sendable, Hashable {
 /// `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}` (`null` when unknown),
 /// `{"event":"shutdown","reason":"…"}`.
 public struct FeedSocketStream<Output: Sendable>: Sendable {
-    /// How each client's stream behaves (`retry` and `heartbeat` do not apply).
-    public typealias Options = ServerSentEventStream<Output>.Options
+    /// How each client's stream behaves.
+    public typealias Options = FeedStreamOptions
 
     /// The feed served.
     public let feed: EventFeed<Output>
@@ -53,7 +77,7 @@ public struct FeedSocketStream<Output: Sendable>: Sendable {
 
 /// One client of a ``FeedSocketStream``: its messages, sent by ``run(send:)``.
 ///
-/// Demand and ends as for ``ServerSentEventClient``: at most ``ServerSentEventStream/Options/window``
+/// Demand and ends as for ``ServerSentEventClient``: at most ``FeedStreamOptions/window``
 /// events requested, more once `send` of the previous ones has returned; ``run(send:)`` returns
 /// after the shutdown message once the feed finished (the transport then sends a close frame),
 /// and throws a ``FeedStreamStop`` when the connection is to be dropped at once.
@@ -65,7 +89,7 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
     init(stream: FeedSocketStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
         self.stream = stream
         self.filter = filter
-        outlet = stream.feed.connect(from: start, options: stream.options, heartbeat: false)
+        outlet = stream.feed.connect(from: start, options: stream.options, heartbeat: nil)
     }
 
     /// Sends the stream's messages through `send` until it ends, then ends the client. `send` is

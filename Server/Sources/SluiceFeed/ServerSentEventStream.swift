@@ -41,6 +41,12 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         /// Where the heartbeat and shutdown timers run.
         public var eventLoopGroup: any EventLoopGroup
 
+        /// What applies to any transport: the policy, the shutdown grace, the window, the event
+        /// loops.
+        public var stream: FeedStreamOptions {
+            FeedStreamOptions(policy: policy, shutdownGrace: shutdownGrace, window: window, eventLoopGroup: eventLoopGroup)
+        }
+
         /// Options for a stream.
         public init(retry: Duration? = .seconds(3), heartbeat: Duration? = .seconds(15), policy: SlowClientPolicy? = nil,
                     shutdownGrace: Duration = .seconds(5), window: Int = 16,
@@ -111,7 +117,7 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
     init(stream: ServerSentEventStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
         self.stream = stream
         self.filter = filter
-        outlet = stream.feed.connect(from: start, options: stream.options, heartbeat: true)
+        outlet = stream.feed.connect(from: start, options: stream.options.stream, heartbeat: stream.options.heartbeat)
     }
 
     /// Writes the stream through `write` until it ends (see the type's description), then ends

@@ -29,7 +29,7 @@ import Sluice
 ///   `ByteBuffer` feeds: the bytes as a binary message). What SSE says with named events is said
 ///   with text messages of JSON: `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
 ///   (`null` when unknown), `{"event":"shutdown","reason":"…"}`. A client at most
-///   ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more only when the writes of the
+///   ``/SluiceFeed/FeedStreamOptions/window`` events requested; more only when the writes of the
 ///   previous ones have completed (the writer waits while the channel is not writable).
 /// - **In**: the client's messages as a publisher that reads the next message from the socket
 ///   only when its subscriber has demand; it finishes when the client closes, fails on a
@@ -47,9 +47,8 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
     public let stream: FeedSocketStream<Output>
     /// The feed served.
     public var feed: EventFeed<Output> { stream.feed }
-    /// How each connection behaves (the `retry` and heartbeat settings do not apply: WebSocket
-    /// has its own pings).
-    public var options: ServerSentEvents<Output>.Options { stream.options }
+    /// How each connection behaves (WebSocket has its own pings: no heartbeats).
+    public var options: FeedStreamOptions { stream.options }
 
     /// Serves `stream` (shared with other endpoints, or other frameworks).
     public init(stream: FeedSocketStream<Output>) {
@@ -58,7 +57,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
 
     /// Serves `feed`, each event as the message `encode` makes of it (its id, to let clients resume
     /// with `lastEventId`, and its value).
-    public init(feed: EventFeed<Output>, options: ServerSentEvents<Output>.Options = .init(),
+    public init(feed: EventFeed<Output>, options: FeedStreamOptions = .init(),
                 encode: @escaping @Sendable (_ id: EventID, _ value: Output) -> WebSocketMessage) {
         stream = FeedSocketStream(feed: feed, options: options) { id, value in
             switch encode(id, value) {
@@ -151,14 +150,14 @@ extension WebSocketFeed {
 
 extension WebSocketFeed where Output == String {
     /// Serves a feed of text, each event as a text message of its value.
-    public init(feed: EventFeed<String>, options: ServerSentEvents<String>.Options = .init()) {
+    public init(feed: EventFeed<String>, options: FeedStreamOptions = .init()) {
         self.init(feed: feed, options: options) { _, text in .text(text) }
     }
 }
 
 extension WebSocketFeed where Output == ByteBuffer {
     /// Serves a feed of bytes, each event as a binary message of its value.
-    public init(feed: EventFeed<ByteBuffer>, options: ServerSentEvents<ByteBuffer>.Options = .init()) {
+    public init(feed: EventFeed<ByteBuffer>, options: FeedStreamOptions = .init()) {
         self.init(feed: feed, options: options) { _, bytes in .binary(bytes) }
     }
 }

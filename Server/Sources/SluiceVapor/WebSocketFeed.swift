@@ -22,15 +22,15 @@ import Vapor
 /// opens gets it. Served from an explicit start instead, a new client joins when `serve` runs.
 ///
 /// The messages are ``/SluiceFeed/FeedSocketStream``'s (the same as SluiceHummingbird's `WebSocketFeed`).
-/// A client has at most ``/SluiceFeed/ServerSentEventStream/Options/window`` events requested; more once
+/// A client has at most ``/SluiceFeed/FeedStreamOptions/window`` events requested; more once
 /// the sends of the previous ones have been written to the socket. A feed that serves as many
 /// clients as it may (``/SluiceFeed/EventFeed/Options/maximumClients``) closes a new connection at
 /// once with code 1013 (try again later). The connection ends when the
 /// client closes it, when it falls behind under a disconnecting policy, or after the shutdown
 /// message once the feed finished (a close frame, `going away`).
 public struct WebSocketFeed<Output: Sendable>: Sendable {
-    /// How each connection behaves (`retry` and `heartbeat` do not apply).
-    public typealias Options = ServerSentEventStream<Output>.Options
+    /// How each connection behaves.
+    public typealias Options = FeedStreamOptions
 
     /// The transport-neutral stream each connection sends.
     public let stream: FeedSocketStream<Output>
