@@ -26,18 +26,21 @@ import Testing
             let repeated = try await app.request("POST", "/events/orders", body: Data("first".utf8), headers: ["Idempotency-Key": "order-1"])
             #expect(repeated.status == 202 && Self.id(in: repeated.body) == id, "\(repeated.body)")
             // The same key with another body: 422.
-            #expect(try await app.request("POST", "/events/orders", body: Data("other".utf8), headers: ["Idempotency-Key": "order-1"]).status == 422)
+            let reused = try await app.request("POST", "/events/orders", body: Data("other".utf8), headers: ["Idempotency-Key": "order-1"])
+            #expect(reused.status == 422 && Self.reason(in: reused.body)?.contains("idempotency key") == true, "\(reused.body)")
             // What can never be appended: 4xx, before any query.
-            for (body, path, headers, status) in [
-                (Data(), "/events/orders", [:], 400),                                   // empty
-                (Data([0x61, 0xFF, 0x62]), "/events/orders", [:], 400),                // not UTF-8
-                (Data([0x61, 0x00, 0x62]), "/events/orders", [:], 400),                // a NUL character
-                (Data("x".utf8), "/events/a%20b", [:], 400),                            // a topic outside the rule
-                (Data("x".utf8), "/events/orders", ["Idempotency-Key": String(repeating: "k", count: 256)], 400),
-                (Data(count: (1 << 20) + 1), "/events/orders", [:], 413),              // over 1 MiB
-            ] as [(Data, String, [String: String], Int)] {
+            // Each with its reason, in the framework's own error body.
+            for (body, path, headers, status, reason) in [
+                (Data(), "/events/orders", [:], 400, "UTF-8"),                                   // empty
+                (Data([0x61, 0xFF, 0x62]), "/events/orders", [:], 400, "UTF-8"),                // not UTF-8
+                (Data([0x61, 0x00, 0x62]), "/events/orders", [:], 400, "NUL"),                  // a NUL character
+                (Data("x".utf8), "/events/a%20b", [:], 400, "topic name"),                       // a topic outside the rule
+                (Data("x".utf8), "/events/orders", ["Idempotency-Key": String(repeating: "k", count: 256)], 400, "idempotency key"),
+                (Data(count: (1 << 20) + 1), "/events/orders", [:], 413, nil),                  // over 1 MiB
+            ] as [(Data, String, [String: String], Int, String?)] {
                 let answer = try await app.request("POST", path, body: body, headers: headers)
                 #expect(answer.status == status, "\(path) \(body.count) bytes: \(answer.status) \(answer.body)")
+                if let reason { #expect(Self.reason(in: answer.body)?.contains(reason) == true, "\(path): \(answer.body)") }
             }
             let second = try await app.request("POST", "/events/orders", body: Data("second".utf8))
             #expect(second.status == 202 && Self.id(in: second.body)?.position == 2, "\(second.body)")
@@ -102,6 +105,7 @@ import Testing
             let post = try await posted
             #expect(post.status == 503, "\(post.body)")
             #expect(post.headers["Retry-After"] == "1" && post.headers["Sluice-Outcome"] == "not-stored")
+            #expect(Self.reason(in: post.body)?.isEmpty == false, "\(post.body)")
             #expect(try await ready.status == 503)
             await reader.close()
         }
@@ -166,6 +170,14 @@ import Testing
         _ = await exitStatus(of: pid)
         _ = try? await TestDatabase.run("DROP DATABASE \(database) WITH (FORCE)")
         if let failure { throw failure }
+    }
+
+    /// The reason an error's body gives, in either framework's shape: Hummingbird's
+    /// `{"error":{"message":"…"}}`, Vapor's `{"error":true,"reason":"…"}`.
+    static func reason(in body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+        if let reason = object["reason"] as? String { return reason }
+        return (object["error"] as? [String: Any])?["message"] as? String
     }
 
     /// The id in a `POST`'s answer (`{"id":"<id>"}`).

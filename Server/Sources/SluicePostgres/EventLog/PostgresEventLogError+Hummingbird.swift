@@ -4,8 +4,9 @@ import Hummingbird
 
 /// A route of a Hummingbird app that throws a ``PostgresEventLogError`` answers with its
 /// ``PostgresEventLogError/httpStatus``, ``PostgresEventLogError/httpHeaders`` and
-/// ``PostgresEventLogError/httpReason`` (as plain text): 503 with `Retry-After` when the database is
-/// unavailable, 400 for what can never be appended.
+/// ``PostgresEventLogError/httpReason``, in the body Hummingbird gives its own `HTTPError`s
+/// (`{"error":{"message":"…"}}`): 503 with `Retry-After` when the database is unavailable, 400 for
+/// what can never be appended.
 extension PostgresEventLogError: HTTPResponseError, AnswersInHummingbird {}
 
 /// Hummingbird's answer to an error that knows its HTTP answer. (Its `status` is given here rather
@@ -20,13 +21,14 @@ extension AnswersInHummingbird {
     /// The answer's status: `httpStatus`.
     public var status: HTTPResponse.Status { .init(code: httpStatus) }
 
-    /// The answer: `httpStatus`, `httpHeaders`, and `httpReason` as plain text.
+    /// The answer: `httpStatus`, `httpHeaders`, and `httpReason` as Hummingbird's `HTTPError`
+    /// gives its message.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        var headers: HTTPFields = [:]
         for (name, value) in httpHeaders {
             if let name = HTTPField.Name(name) { headers[name] = value }
         }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: httpReason + "\n")))
+        return try HTTPError(status, headers: headers, message: httpReason).response(from: request, context: context)
     }
 }
 #endif
