@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(
             name: "eventsource-parsing",
             dependencies: [
+                .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceEventSource", package: "Sluice"),
                 .product(name: "EventSource", package: "EventSource"),
             ]
