@@ -31,33 +31,39 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         /// at a tick when it wrote nothing since the previous one: after one to two intervals of
         /// silence.
         public var heartbeat: Duration?
+        /// What applies to any transport: the policy, the shutdown grace, the window, the event
+        /// loops (the properties below are its own).
+        public var stream: FeedStreamOptions
+
         /// The policy for this endpoint's slow clients; `nil`: the feed's.
-        public var policy: SlowClientPolicy?
+        public var policy: SlowClientPolicy? {
+            get { stream.policy }
+            set { stream.policy = newValue }
+        }
         /// How long a stream may take to write its last events after shutdown began (5 s).
-        public var shutdownGrace: Duration
+        public var shutdownGrace: Duration {
+            get { stream.shutdownGrace }
+            set { stream.shutdownGrace = newValue }
+        }
         /// How many events a client has requested at most while its writes are in flight (16):
         /// they are written together, as one write.
-        public var window: Int
+        public var window: Int {
+            get { stream.window }
+            set { stream.window = newValue }
+        }
         /// Where the heartbeat and shutdown timers run.
-        public var eventLoopGroup: any EventLoopGroup
-
-        /// What applies to any transport: the policy, the shutdown grace, the window, the event
-        /// loops.
-        public var stream: FeedStreamOptions {
-            FeedStreamOptions(policy: policy, shutdownGrace: shutdownGrace, window: window, eventLoopGroup: eventLoopGroup)
+        public var eventLoopGroup: any EventLoopGroup {
+            get { stream.eventLoopGroup }
+            set { stream.eventLoopGroup = newValue }
         }
 
         /// Options for a stream.
         public init(retry: Duration? = .seconds(3), heartbeat: Duration? = .seconds(15), policy: SlowClientPolicy? = nil,
                     shutdownGrace: Duration = .seconds(5), window: Int = 16,
                     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
-            precondition(window > 0, "window must be positive")
             self.retry = retry
             self.heartbeat = heartbeat
-            self.policy = policy
-            self.shutdownGrace = shutdownGrace
-            self.window = window
-            self.eventLoopGroup = eventLoopGroup
+            stream = FeedStreamOptions(policy: policy, shutdownGrace: shutdownGrace, window: window, eventLoopGroup: eventLoopGroup)
         }
     }
 
