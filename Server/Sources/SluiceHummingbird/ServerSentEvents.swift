@@ -95,7 +95,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
         let stream = self
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", accelBuffering: "no"],
             body: ResponseBody { writer in
                 try await stream.serve(request: request, from: start, filter: filter, writer: writer)
             })
@@ -119,4 +119,7 @@ final class WriterBox: @unchecked Sendable {
     var writer: any ResponseBodyWriter
     init(_ writer: any ResponseBodyWriter) { self.writer = writer }
 }
+/// `X-Accel-Buffering` (`no`: nginx passes the stream on as it comes), made once: a name made per
+/// response stays in memory as long as its client, Hummingbird keeping the response's headers.
+private let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
 #endif
