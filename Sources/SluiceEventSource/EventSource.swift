@@ -47,7 +47,10 @@ import Sluice
 /// FoundationNetworking, which cannot suspend a transfer, the connection is closed and, once the
 /// subscriber has taken half the buffer, reopened with `Last-Event-ID`: a server that resumes by
 /// event ID (as a Sluice feed does) then sends exactly what followed; from a server that does not,
-/// the events sent in between are lost. A stream that has sent no event ID cannot be resumed (a
+/// the events sent in between are lost. A stream that comes faster than its subscriber takes it
+/// then resumes often — a `for await` loop asks for one event at a time, and one 16 KiB chunk of
+/// small events can hold more than the buffer: give such a stream a larger
+/// ``Configuration/bufferSize``. A stream that has sent no event ID cannot be resumed (a
 /// new request would start it over), so there the client reads on and holds the bytes unparsed —
 /// up to ``Configuration/maximumEventSize``, past which it fails with
 /// ``EventSourceError/subscriberTooSlow(limit:)``.
