@@ -8,11 +8,14 @@ import Sluice
 /// value; the upstream's completion lets the task finish what is queued, then ends its values;
 /// ``cancel()`` stops at once, the upstream cancelled and what is queued dropped.
 final class SerialWork<Item: Sendable>: @unchecked Sendable {
+    /// The upstream, whether the work was cancelled, and the task: shared with ``Values``.
+    typealias Shared = NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>
+
     /// The most values queued or being worked on at once (the upstream demand).
     let maxInFlight: Int
     private let queue: AsyncStream<Item>.Continuation
     private let stream: AsyncStream<Item>
-    private let state = NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>((nil, false, nil))
+    private let state = Shared((nil, false, nil))
 
     init(maxInFlight: Int) {
         precondition(maxInFlight > 0, "maxInFlight must be positive")
@@ -68,7 +71,7 @@ final class SerialWork<Item: Sendable>: @unchecked Sendable {
     /// The queued values, in order, for the task; they end after the upstream's completion or at cancel.
     struct Values: AsyncSequence {
         let stream: AsyncStream<Item>
-        let state: NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>
+        let state: Shared
 
         func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(base: stream.makeAsyncIterator(), state: state)
@@ -76,7 +79,7 @@ final class SerialWork<Item: Sendable>: @unchecked Sendable {
 
         struct AsyncIterator: AsyncIteratorProtocol {
             var base: AsyncStream<Item>.AsyncIterator
-            let state: NIOLockedValueBox<(upstream: (any Subscription)?, cancelled: Bool, worker: Task<Void, Never>?)>
+            let state: Shared
             var asked = false
 
             /// The next value; asking for it after the first means the last one is done: the upstream
