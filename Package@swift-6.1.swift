@@ -73,6 +73,7 @@ let serverDependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
 ]
 
@@ -136,6 +137,9 @@ let serverTargets: [Target] = [
             server("NIOCore", "swift-nio"),
             server("NIOPosix", "swift-nio"),
             server("NIOConcurrencyHelpers", "swift-nio"),
+            server("NIOHTTP1", "swift-nio"),
+            server("NIOHTTPTypes", "swift-nio-extras", trait: "Hummingbird"),
+            server("NIOHTTPTypesHTTP1", "swift-nio-extras", trait: "Hummingbird"),
             server("Logging", "swift-log"),
         ],
         path: "Server/Sources/SluiceHummingbird"),

@@ -4,6 +4,13 @@ import NIOCore
 import ServiceLifecycle
 import Sluice
 
+/// A writer that runs on an event loop, woken by its ``ClientOutlet`` instead of a waiting task.
+package protocol OutletLoopWriter: AnyObject, Sendable {
+    /// The outlet has `step` for the writer (`nil`: poll again); called on any thread, once per
+    /// ``ClientOutlet/poll(_:)`` that returned `nil`.
+    func outletWoke(with step: ClientOutlet.Step?)
+}
+
 /// A feed client's sink on the socket's side: it keeps at most `window` messages requested,
 /// hands them to the task that writes to the socket, and requests as many again only once that
 /// task's write of them has completed (the writer follows the channel's writability). Also
@@ -34,9 +41,9 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         var stop: StopReason?
         var wroteSinceTick = false
         var heartbeatDue = false
-        /// The writing task, waiting: resumed with its next batch by a hand-over, or with `nil`
-        /// (look again) by anything else.
-        var waiter: UnsafeContinuation<Step?, Never>?
+        /// The writer, waiting: woken with its next batch by a hand-over, or with `nil` (look
+        /// again) by anything else.
+        var waiter: Waiter?
         var stopWaiter: UnsafeContinuation<Void, Never>?
         var timers: [Scheduled<Void>] = []
         var ended = false
@@ -65,19 +72,33 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             return batch                   // its only reference: given back unshared
         }
 
-        /// The waiting writer, if any, to resume with `nil` once the lock is released.
-        mutating func takeWaiter() -> UnsafeContinuation<Step?, Never>? {
+        /// The waiting writer, if any, to wake with `nil` once the lock is released.
+        mutating func takeWaiter() -> Waiter? {
             defer { waiter = nil }
             return waiter
         }
     }
 
-    /// A waiting writer and the step it is woken with, to resume once the caller holds no lock.
+    /// A waiting writer: a task (``next()``), or a writer on an event loop (``poll(_:)``).
+    enum Waiter {
+        case task(UnsafeContinuation<Step?, Never>)
+        case loop(any OutletLoopWriter)
+
+        /// Wakes the writer with `step` (`nil`: look again).
+        func wake(_ step: Step?) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: step)
+            case .loop(let writer): writer.outletWoke(with: step)
+            }
+        }
+    }
+
+    /// A waiting writer and the step it is woken with, to wake once the caller holds no lock.
     struct Wake {
-        let writer: UnsafeContinuation<Step?, Never>
+        let writer: Waiter
         let step: Step
 
-        func resume() { writer.resume(returning: step) }
+        func resume() { writer.wake(step) }
     }
 
     private let window: Int
@@ -140,12 +161,12 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     package func receive(completion: Subscribers.Completion<FeedClientFailure>) {
         switch completion {
         case .finished:
-            let waiter = state.withLockedValue { state -> UnsafeContinuation<Step?, Never>? in
+            let waiter = state.withLockedValue { state -> Waiter? in
                 state.finished = true
                 state.subscription = nil
                 return state.takeWaiter()
             }
-            waiter?.resume(returning: nil)
+            waiter?.wake(nil)
         case .failure(.fellBehind):
             stop(.fellBehind)
         case .failure(.historyUnavailable):
@@ -224,7 +245,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             let step = await withUnsafeContinuation { (continuation: UnsafeContinuation<Step?, Never>) in
                 let ready = state.withLockedValue { state -> Step? in
                     if let step = state.step() { return step }
-                    state.waiter = continuation
+                    state.waiter = .task(continuation)
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
@@ -234,16 +255,42 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// The messages of a ``Step/write(_:)`` were written: takes their array back for reuse and
-    /// requests as many more.
-    package func wrote(_ messages: consuming [ClientMessage]) {
+    /// requests as many more (unless `requestingMore` is false: ``request(_:)`` later).
+    package func wrote(_ messages: consuming [ClientMessage], requestingMore: Bool = true) {
         let count = messages.count
         messages.removeAll(keepingCapacity: true)
         let subscription = state.withLockedValue { state -> ClientSubscription? in
             if state.spare.capacity < messages.capacity { swap(&state.spare, &messages) }
             return state.subscription
         }
-        guard count > 0, let subscription else { return }
+        guard requestingMore, count > 0, let subscription else { return }
         subscription.request(.max(count))
+    }
+
+    /// Requests `count` more messages (written earlier with `requestingMore` false).
+    package func request(_ count: Int) {
+        guard count > 0, let subscription = state.withLockedValue({ $0.subscription }) else { return }
+        subscription.request(.max(count))
+    }
+
+    // MARK: A writer on an event loop
+
+    /// The next step for a writer that runs on an event loop rather than in a task; `nil` when
+    /// there is none yet, and then `writer` is woken (``OutletLoopWriter/outletWoke(with:)``) when
+    /// there is — once, until it polls again.
+    package func poll(_ writer: any OutletLoopWriter) -> Step? {
+        state.withLockedValue { state in
+            if let step = state.step() { return step }
+            state.waiter = .loop(writer)
+            return nil
+        }
+    }
+
+    /// A writer on an event loop has ended the stream: `error` is why (`nil`: it finished).
+    package func ended(by error: (any Error)?) {
+        let first = !hasLeft
+        end()
+        if first { counters?.streamEnded(error) }
     }
 
     /// Returns when the writing task has returned, throws when it has thrown or the stream is to
@@ -265,7 +312,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
     package func stop(_ reason: StopReason) {
         let (subscription, waiter, stopWaiter) = state.withLockedValue { state in
-            guard state.stop == nil, !state.ended else { return (ClientSubscription?.none, UnsafeContinuation<Step?, Never>?.none, UnsafeContinuation<Void, Never>?.none) }
+            guard state.stop == nil, !state.ended else { return (ClientSubscription?.none, Waiter?.none, UnsafeContinuation<Void, Never>?.none) }
             state.stop = reason
             defer {
                 state.subscription = nil
@@ -274,7 +321,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             return (state.subscription, state.takeWaiter(), state.stopWaiter)
         }
         subscription?.cancel()
-        waiter?.resume(returning: nil)
+        waiter?.wake(nil)
         stopWaiter?.resume()
     }
 
@@ -293,7 +340,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         subscription?.cancel()
         for timer in timers { timer.cancel() }
         if first, let heartbeat { HeartbeatTicker.leave(self, loop: eventLoop, interval: heartbeat) }
-        waiter?.resume(returning: nil)
+        waiter?.wake(nil)
         stopWaiter?.resume()
     }
 
@@ -306,7 +353,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// The loop's heartbeat ticker ticked: a heartbeat is due if nothing was written since its
     /// previous tick.
     func heartbeatTick() {
-        let waiter = state.withLockedValue { state -> UnsafeContinuation<Step?, Never>? in
+        let waiter = state.withLockedValue { state -> Waiter? in
             if state.wroteSinceTick {
                 state.wroteSinceTick = false
                 return nil
@@ -314,7 +361,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             state.heartbeatDue = true
             return state.takeWaiter()
         }
-        waiter?.resume(returning: nil)
+        waiter?.wake(nil)
     }
 }
 #endif

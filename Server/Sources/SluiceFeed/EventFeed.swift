@@ -325,10 +325,12 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     }
 
     /// A transport's new client from `start`, with `options`' window, heartbeat (when `heartbeat`
-    /// is on), grace and policy: joined at once.
-    package func connect(from start: ResumePoint, options: FeedStreamOptions, heartbeat: Duration?) -> ClientOutlet {
+    /// is on), grace and policy: joined at once. Its timers run on `eventLoop` (the connection's,
+    /// for a writer on it), else on one of `options`' loops.
+    package func connect(from start: ResumePoint, options: FeedStreamOptions, heartbeat: Duration?,
+                         on eventLoop: (any EventLoop)? = nil) -> ClientOutlet {
         let outlet = ClientOutlet(window: options.window, heartbeat: heartbeat.map(TimeAmount.init),
-                                  shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: options.eventLoopGroup.any(),
+                                  shutdownGrace: TimeAmount(options.shutdownGrace), eventLoop: eventLoop ?? options.eventLoopGroup.any(),
                                   counters: counters)
         join(outlet, from: start, policy: options.policy)
         return outlet

@@ -74,7 +74,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     let encode: @Sendable (Output) -> ServerSentEvent
     /// Whether each event is written as the frame the feed made of it (a feed of
     /// ``ServerSentEvent``s, written as they are).
-    let writesFrames: Bool
+    package let writesFrames: Bool
 
     /// Serves `feed`, whose events are ready-encoded: each event's frame, `id:` line included, is
     /// made once, by the feed, for every client.
@@ -151,19 +151,17 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
     }
 
     private func pump(_ outlet: ClientOutlet, _ write: @Sendable (ByteBuffer) async throws -> Void) async throws {
-        if let retry = stream.options.retry {
-            try await write(ByteBuffer(string: "retry: \(retry.milliseconds)\n\n"))
-        }
+        if let preamble = stream.preamble { try await write(preamble) }
         var buffer = ByteBuffer()
         while true {
             switch await outlet.next() {
             case .write(let messages):
                 buffer.clear()
-                for message in messages { append(message, to: &buffer) }
+                for message in messages { stream.append(message, filter: filter, to: &buffer) }
                 if buffer.readableBytes > 0 { try await write(buffer) }
                 outlet.wrote(messages)
             case .heartbeat:
-                try await write(ByteBuffer(staticString: ": heartbeat\n\n"))
+                try await write(heartbeatComment)
             case .finish:
                 return
             case .stop(let reason):
@@ -171,12 +169,21 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
             }
         }
     }
+}
 
-    private func append(_ message: ClientMessage, to buffer: inout ByteBuffer) {
+extension ServerSentEventStream {
+    /// What a stream begins with: its `retry:` line, if any.
+    package var preamble: ByteBuffer? {
+        options.retry.map { ByteBuffer(string: "retry: \($0.milliseconds)\n\n") }
+    }
+
+    /// Appends `message`'s bytes to `buffer`: an event as its frame (or encoded for this client),
+    /// nothing for an event `filter` does not accept.
+    package func append(_ message: ClientMessage, filter: (@Sendable (Output) -> Bool)?, to buffer: inout ByteBuffer) {
         switch message {
         case .event(let event):
             if let filter, !filter(event.value(as: Output.self)) { return }
-            if stream.writesFrames, let frame = event.frame {
+            if writesFrames, let frame = event.frame {
                 buffer.writeImmutableBuffer(frame)
                 return
             }
@@ -185,7 +192,7 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
             buffer.writeStaticString("-")
             buffer.writeString(String(event.id))
             buffer.writeStaticString("\n")
-            var encoded = stream.encode(event.value(as: Output.self)).encoded
+            var encoded = encode(event.value(as: Output.self)).encoded
             buffer.writeBuffer(&encoded)
         case .dropped(let count):
             buffer.writeString("event: dropped\ndata: {\"dropped\":\(count)}\n\n")
@@ -197,6 +204,9 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
         }
     }
 }
+
+/// A stream's heartbeat: a comment line.
+package let heartbeatComment = ByteBuffer(staticString: ": heartbeat\n\n")
 
 extension TimeAmount {
     /// `duration` as a NIO time amount (nanoseconds).

@@ -86,22 +86,16 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     /// When the feed serves as many clients as it may (``/SluiceFeed/EventFeed/Options/maximumClients``),
     /// the answer is 503 with `Retry-After: 5`, and no stream.
     public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
-        if stream.feed.isFull {
-            return Response(status: .serviceUnavailable,
-                            headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "5"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "the feed serves as many clients as it may; try again later\n")))
-        }
-        let start = stream.feed.fixing(Self.resumePoint(of: request))
-        let stream = self
-        return Response(
-            status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", accelBuffering: "no"],
-            body: ResponseBody { writer in
-                try await stream.serve(request: request, from: start, filter: filter, writer: writer)
-            })
+        answer(to: request, filter: filter).response(to: request)
     }
 
-    private func serve(request: Request, from start: ResumePoint, filter: (@Sendable (Output) -> Bool)?,
+    /// What `request` gets: 503 while the feed is full, else its stream from after its last event id.
+    func answer(to request: Request, filter: (@Sendable (Output) -> Bool)?) -> EventStreamAnswer<Output> {
+        if stream.feed.isFull { return .refused(.full) }
+        return .stream(self, from: stream.feed.fixing(Self.resumePoint(of: request)), filter: filter)
+    }
+
+    func serve(request: Request, from start: ResumePoint, filter: (@Sendable (Output) -> Bool)?,
                        writer: any ResponseBodyWriter) async throws {
         let client = stream.client(from: start, filter: filter)
         let box = WriterBox(writer)
@@ -119,7 +113,4 @@ final class WriterBox: @unchecked Sendable {
     var writer: any ResponseBodyWriter
     init(_ writer: any ResponseBodyWriter) { self.writer = writer }
 }
-/// `X-Accel-Buffering` (`no`: nginx passes the stream on as it comes), made once: a name made per
-/// response stays in memory as long as its client, Hummingbird keeping the response's headers.
-private let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
 #endif

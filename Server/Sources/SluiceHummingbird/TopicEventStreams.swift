@@ -70,10 +70,16 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
 
     /// The response to `request` for `topic`.
     public func response(to request: Request, topic: String) async -> Response {
+        await answer(to: request, topic: topic).response(to: request)
+    }
+
+    /// What `request` gets for `topic`: 401 or 403 from `authorize`, the refusal the feeds' error
+    /// tells, or the stream.
+    func answer(to request: Request, topic: String) async -> EventStreamAnswer<Output> {
         let filter: (@Sendable (Output) -> Bool)?
         switch await authorize(request, topic) {
-        case .unauthorized: return Self.refusal(.unauthorized, "not authenticated\n")
-        case .forbidden: return Self.refusal(.forbidden, "not allowed to read \(topic)\n")
+        case .unauthorized: return .refused(StreamRefusal(status: .unauthorized, text: "not authenticated\n", retryAfter: nil))
+        case .forbidden: return .refused(StreamRefusal(status: .forbidden, text: "not allowed to read \(topic)\n", retryAfter: nil))
         case .allowed(let accepted): filter = accepted
         }
         let feed: EventFeed<Output>
@@ -81,17 +87,13 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
             feed = try await feeds(topic)
         } catch {
             let refusal = FeedRefusal(error)
-            guard refusal.isRetriable else { return Self.refusal(.init(code: refusal.status), "\(error)\n") }
-            var response = Self.refusal(.init(code: refusal.status), "the topic's events are unavailable; try again\n")
-            response.headers[.retryAfter] = "1"
-            return response
+            guard refusal.isRetriable else {
+                return .refused(StreamRefusal(status: .init(code: refusal.status), text: "\(error)\n", retryAfter: nil))
+            }
+            return .refused(StreamRefusal(status: .init(code: refusal.status),
+                                          text: "the topic's events are unavailable; try again\n", retryAfter: 1))
         }
-        return events(feed).response(to: request, filter: filter)
-    }
-
-    private static func refusal(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        return events(feed).answer(to: request, filter: filter)
     }
 }
 #endif

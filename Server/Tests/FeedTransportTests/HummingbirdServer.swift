@@ -7,11 +7,18 @@ import SluiceHummingbird
 import Testing
 
 /// ``withFeedServer(_:_:_:)``'s server with Hummingbird: an `Application` run in a `ServiceGroup`.
-func startHummingbirdServer(_ endpoints: Endpoints) async throws -> (port: Int, shutDown: @Sendable () async throws -> Void) {
+/// `fromTheEventLoop`: `GET /events` is served from the event loop (`.eventStreams`) and is not in
+/// the router, so every stream the tests read comes from there.
+func startHummingbirdServer(_ endpoints: Endpoints, fromTheEventLoop: Bool = false) async throws -> (port: Int, shutDown: @Sendable () async throws -> Void) {
     let router = Router()
+    var routes: [EventStreamRoute] = []
     if let stream = endpoints.events {
         let events = ServerSentEvents(stream: stream)
-        router.get("events") { request, _ in events.response(to: request) }
+        if fromTheEventLoop {
+            routes.append(.feed(events, at: "events"))   // not in the router: every stream comes from the loop
+        } else {
+            router.get("events") { request, _ in events.response(to: request) }
+        }
     }
     let wsRouter = Router(context: FeedWebSocketRequestContext.self)
     if let stream = endpoints.socket {
@@ -37,7 +44,11 @@ func startHummingbirdServer(_ endpoints: Endpoints) async throws -> (port: Int, 
     let (ports, portSink) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "FeedTransportTests")
     logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-    let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: wsRouter),
+    let webSocketResponder = wsRouter.buildResponder()
+    let app = Application(router: router,
+                          server: fromTheEventLoop
+                              ? .eventStreams(routes) { HTTP1WebSocketUpgradeChannel(responder: $0, webSocketResponder: webSocketResponder, configuration: .init()) }
+                              : .http1WebSocketUpgrade(webSocketRouter: wsRouter),
                           configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           services: endpoints.finishing.map { [$0] } ?? [],
                           onServerRunning: { channel in portSink.yield(channel.localAddress!.port!) }, logger: logger)

@@ -10,6 +10,8 @@ import Testing
 /// The HTTP frameworks the feed is served by: every test of this target runs against each.
 enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case hummingbird
+    /// Hummingbird with `GET /events` served from the event loop (`.eventStreams`).
+    case hummingbirdLoop = "hummingbird, from the event loop"
     case vapor
 
     var testDescription: String { rawValue }
@@ -35,6 +37,7 @@ func withFeedServer<R>(_ transport: Transport, _ endpoints: Endpoints,
                        _ body: (_ port: Int, _ shutDown: @escaping @Sendable () async throws -> Void) async throws -> R) async throws -> R {
     let (port, shutDown) = switch transport {
     case .hummingbird: try await startHummingbirdServer(endpoints)
+    case .hummingbirdLoop: try await startHummingbirdServer(endpoints, fromTheEventLoop: true)
     case .vapor: try await startVaporServer(endpoints)
     }
     do {

@@ -8,11 +8,12 @@ import Testing
 extension OverLoopback {
     /// Streams by topic over real sockets: 401 and 403 from the authorization hook before any stream
     /// starts, 503 with `Retry-After` when a topic's feed cannot be had, and a per-client filter
-    /// that a resuming client passes through.
+    /// that a resuming client passes through — served by a route's task, and from the event loop
+    /// (`.eventStreams`).
     @Suite struct TopicEventStreamsTests {
         struct Unavailable: Error {}
 
-        @Test func authorizesEachRequestForItsTopicAndFiltersPerClient() async throws {
+        @Test(arguments: [false, true]) func authorizesEachRequestForItsTopicAndFiltersPerClient(fromTheEventLoop: Bool) async throws {
             let subjects = ["public": PassthroughSubject<ServerSentEvent, Never>(), "staff": PassthroughSubject<ServerSentEvent, Never>()]
             let feeds = subjects.mapValues { EventFeed($0) }
             let streams = TopicEventStreams(feeds: { topic in
@@ -29,7 +30,7 @@ extension OverLoopback {
             router.get("events/:topic") { request, context in
                 await streams.response(to: request, topic: try context.parameters.require("topic"))
             }
-            try await withServer(router) { port, _ in
+            try await withServer(router, server: fromTheEventLoop ? .eventStreams([.topics(streams, under: "events")]) : .http1()) { port, _ in
                 func connect(_ topic: String, as user: String?, after id: String? = nil) async throws -> SSEClient {
                     try await SSEClient.connect(port: port, path: "/events/\(topic)", lastEventID: id,
                                                 headers: user.map { [("Authorization", $0)] } ?? [])

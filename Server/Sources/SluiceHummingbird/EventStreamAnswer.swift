@@ -1,0 +1,102 @@
+#if Hummingbird
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SluiceFeed
+
+/// A refusal of a stream, before it starts: its status, a line of text, and when to try again.
+struct StreamRefusal: Sendable {
+    let status: HTTPResponse.Status
+    let text: String
+    /// `Retry-After`, in seconds, when trying again may succeed.
+    let retryAfter: Int?
+
+    /// The feed serves as many clients as it may.
+    static let full = StreamRefusal(status: .serviceUnavailable,
+                                    text: "the feed serves as many clients as it may; try again later\n", retryAfter: 5)
+
+    /// Its head: `text/plain`, with `Retry-After` if any.
+    var head: HTTPResponse {
+        var head = HTTPResponse(status: status, headerFields: [.contentType: "text/plain; charset=utf-8"])
+        if let retryAfter { head.headerFields[.retryAfter] = String(retryAfter) }
+        return head
+    }
+
+    /// As a Hummingbird response.
+    var response: Response {
+        Response(status: status, headers: head.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// What a request for an event stream gets: a refusal, or its stream from a start.
+enum EventStreamAnswer<Output: Sendable>: Sendable {
+    case refused(StreamRefusal)
+    case stream(ServerSentEvents<Output>, from: ResumePoint, filter: (@Sendable (Output) -> Bool)?)
+
+    /// The answer as a response whose body a task of Hummingbird's writes.
+    func response(to request: Request) -> Response {
+        switch self {
+        case .refused(let refusal):
+            return refusal.response
+        case .stream(let events, let start, let filter):
+            return Response(status: .ok, headers: eventStreamHead.headerFields, body: ResponseBody { writer in
+                try await events.serve(request: request, from: start, filter: filter, writer: writer)
+            })
+        }
+    }
+
+    /// The answer for a writer on the connection's event loop.
+    var onLoop: LoopStreamAnswer {
+        switch self {
+        case .refused(let refusal): .refused(refusal)
+        case .stream(let events, let start, let filter): .stream(LoopStreamSource(stream: events.stream, start: start, filter: filter))
+        }
+    }
+}
+
+/// An ``EventStreamAnswer`` without its value type, for ``EventStreamHandler``.
+enum LoopStreamAnswer: Sendable {
+    case refused(StreamRefusal)
+    case stream(any LoopStream)
+}
+
+/// A stream to begin on a connection's event loop: its client joins the feed, and its messages
+/// become bytes.
+protocol LoopStream: Sendable {
+    /// Joins the feed, the client's timers on `loop`.
+    func connect(on loop: any EventLoop) -> ClientOutlet
+    /// What the stream begins with.
+    var preamble: ByteBuffer? { get }
+    /// The bytes of a batch of messages (`nil`: none, every event filtered out): the event's own
+    /// frame, shared, when the batch is one event whose frame its feed made.
+    func bytes(of messages: [ClientMessage]) -> ByteBuffer?
+}
+
+/// A ``ServerSentEventStream``'s client, from its start and with its filter.
+struct LoopStreamSource<Output: Sendable>: LoopStream {
+    let stream: ServerSentEventStream<Output>
+    let start: ResumePoint
+    let filter: (@Sendable (Output) -> Bool)?
+
+    func connect(on loop: any EventLoop) -> ClientOutlet {
+        stream.feed.connect(from: start, options: stream.options.stream, heartbeat: stream.options.heartbeat, on: loop)
+    }
+
+    var preamble: ByteBuffer? { stream.preamble }
+
+    func bytes(of messages: [ClientMessage]) -> ByteBuffer? {
+        if messages.count == 1, filter == nil, stream.writesFrames, case .event(let event) = messages[0], let frame = event.frame {
+            return frame
+        }
+        var buffer = ByteBuffer()
+        for message in messages { stream.append(message, filter: filter, to: &buffer) }
+        return buffer.readableBytes > 0 ? buffer : nil
+    }
+}
+
+/// The head of every event stream: `text/event-stream`, not cached, not buffered by nginx
+/// (`X-Accel-Buffering: no`).
+let eventStreamHead = HTTPResponse(status: .ok, headerFields: [
+    .contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no",
+])
+#endif

@@ -1,0 +1,211 @@
+#if Hummingbird
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
+
+extension HTTPServerBuilder {
+    /// HTTP/1 in which a connection whose first request is a `GET` of one of `routes` is served
+    /// its Server-Sent Events from its event loop, with no Swift task kept for it; every other
+    /// connection is Hummingbird's HTTP/1, with `configuration`.
+    ///
+    /// ```swift
+    /// let app = Application(router: router,
+    ///                       server: .eventStreams([.topics(streams, under: "events")]))
+    /// ```
+    ///
+    /// An idle stream then costs the server about a third of the memory it costs in a response
+    /// body's task (no task, its async frames, or Hummingbird's per-connection state), and each
+    /// event goes from the feed to the socket with no task switch. Keep the routes in the router
+    /// too: a connection that asks for something else first is served by it throughout.
+    public static func eventStreams(_ routes: [EventStreamRoute], configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+        eventStreams(routes) { HTTP1Channel(responder: $0, configuration: configuration) }
+    }
+
+    /// `routes` served from the event loop as in ``eventStreams(_:configuration:)``; every other
+    /// connection is the child channel `otherwise` makes (`HTTP1WebSocketUpgradeChannel`, say).
+    public static func eventStreams<Other: ServerChildChannel>(
+        _ routes: [EventStreamRoute],
+        otherwise: @escaping @Sendable (@escaping HTTPChannelHandler.Responder) throws -> Other
+    ) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            EventStreamChannel(routes: routes, other: try otherwise(responder), streams: LoopStreamRegistry())
+        }
+    }
+}
+
+/// A connection sorted by its first request: a stream of ``EventStreamRoute``s is served on the
+/// event loop (``EventStreamHandler``), and its task ends; anything else is `Other`'s.
+public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel {
+    /// A connection, and what `Other` made of it once its first request was not a stream's
+    /// (`nil`: it was, or the connection closed first).
+    public struct Value: ServerChildChannelValue {
+        /// The connection.
+        public let channel: any Channel
+        let other: EventLoopFuture<Other.Value?>
+    }
+
+    let routes: [EventStreamRoute]
+    let other: Other
+    let streams: LoopStreamRegistry
+
+    /// Puts the sorter first in the connection's pipeline.
+    public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let sorted = channel.eventLoop.makePromise(of: Other.Value?.self)
+            try channel.pipeline.syncOperations.addHandler(
+                FirstRequestSorter(routes: routes, other: other, streams: streams, logger: logger, sorted: sorted))
+            return Value(channel: channel, other: sorted.futureResult)
+        }
+    }
+
+    /// Returns once the first request is a stream's (unless this task is to watch the streams:
+    /// ``LoopStreamRegistry/watch()``); otherwise hands the connection to `Other`.
+    public func handle(value: Value, logger: Logger) async {
+        guard let sorted = try? await value.other.get() else { return await streams.watch() }
+        await other.handle(value: sorted, logger: logger)
+    }
+}
+
+/// The first handler of a connection: reads until the first request line, then sets the pipeline
+/// up for what it asks — an event stream, or the other child channel — hands it the bytes read,
+/// and leaves.
+final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// The longest request line looked at: a longer one goes to the other channel.
+    static var longestLine: Int { 8_192 }
+
+    private let routes: [EventStreamRoute]
+    private let other: Other
+    private let streams: LoopStreamRegistry
+    private let logger: Logger
+    private let sorted: EventLoopPromise<Other.Value?>
+    private var received: ByteBuffer?
+    private var stage = Stage.reading
+    private var answered = false
+
+    private enum Stage {
+        /// Reading the request line.
+        case reading
+        /// The other channel is being set up: what comes is kept behind what was read.
+        case settingUp
+        /// Handed over: what comes goes on.
+        case handedOver
+    }
+
+    init(routes: [EventStreamRoute], other: Other, streams: LoopStreamRegistry, logger: Logger,
+         sorted: EventLoopPromise<Other.Value?>) {
+        self.routes = routes
+        self.other = other
+        self.streams = streams
+        self.logger = logger
+        self.sorted = sorted
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        guard stage != .handedOver else { return context.fireChannelRead(data) }
+        if received == nil { received = bytes } else { received!.writeBuffer(&bytes) }
+        guard stage == .reading else { return }
+        guard let received, let line = Self.requestLine(in: received) else {
+            if received!.readableBytes > Self.longestLine { handOverToOther(context: context) }
+            return
+        }
+        for route in routes {
+            if let path = line.path, let topic = route.topic(path) {
+                return handOverToStream(context: context, route: route, topic: topic)
+            }
+        }
+        handOverToOther(context: context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if stage == .handedOver { context.fireChannelReadComplete() }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        answer(nil)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard stage == .reading else { return context.fireErrorCaught(error) }
+        answer(nil)
+        context.close(promise: nil)
+    }
+
+    /// Tells the connection's task what it is to handle (`nil`: nothing), once.
+    private func answer(_ value: Other.Value?) {
+        guard !answered else { return }
+        answered = true
+        sorted.succeed(value)
+    }
+
+    private func handOverToStream(context: ChannelHandlerContext, route: EventStreamRoute, topic: String) {
+        let stream = EventStreamHandler(route: route, topic: topic, streams: streams, eventLoop: context.eventLoop)
+        do {
+            let pipeline = context.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(stream)
+            guard streams.add(stream) else {   // the server is shutting down
+                answer(nil)
+                return context.close(promise: nil)
+            }
+        } catch {
+            logger.error("event stream connection setup failed", metadata: ["error": "\(error)"])
+            answer(nil)
+            return context.close(promise: nil)
+        }
+        answer(nil)
+        forwardAndLeave(context: context)
+    }
+
+    private func handOverToOther(context: ChannelHandlerContext) {
+        stage = .settingUp
+        other.setup(channel: context.channel, logger: logger).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let value):
+                self.answer(value)
+                self.forwardAndLeave(context: context)
+            case .failure(let error):
+                self.logger.error("connection setup failed", metadata: ["error": "\(error)"])
+                self.answer(nil)
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    /// Passes what was read to the handlers now after this one, and leaves the pipeline.
+    private func forwardAndLeave(context: ChannelHandlerContext) {
+        stage = .handedOver
+        if let received {
+            self.received = nil
+            context.fireChannelRead(wrapInboundOut(received))
+            context.fireChannelReadComplete()
+        }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    /// A request line: its method and the path of its target (`nil` unless the method is `GET`
+    /// and the target a path).
+    struct RequestLine {
+        let path: Substring?
+    }
+
+    /// The request line at the start of `bytes`, once its end has been read.
+    static func requestLine(in bytes: ByteBuffer) -> RequestLine? {
+        let view = bytes.readableBytesView
+        guard let end = view.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = String(decoding: view[view.startIndex..<end], as: UTF8.self)
+        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "GET", parts[1].hasPrefix("/") else { return RequestLine(path: nil) }
+        let target = parts[1]
+        return RequestLine(path: target[..<(target.firstIndex(of: "?") ?? target.endIndex)])
+    }
+}
+#endif

@@ -1,0 +1,130 @@
+import Hummingbird
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Sluice
+import SluiceHummingbird
+import Testing
+
+extension OverLoopback {
+    /// `.eventStreams`: a connection is sorted by its first request line, however it arrives; one
+    /// that asks for anything else first is the router's throughout. The router here has no
+    /// stream route, so a stream it answers can only have come from the event loop.
+    @Suite struct EventStreamChannelTests {
+        struct NoSuchTopic: FeedRefusing {
+            var feedRefusal: FeedRefusal { .invalid }
+        }
+
+        /// A feed of `public` served by `.eventStreams` alone; `GET /hello` in the router.
+        private func withTopicServer(_ body: (_ port: Int, _ send: @Sendable (String) -> Void) async throws -> Void) async throws {
+            let subject = PassthroughSubject<ServerSentEvent, Never>()
+            let feed = EventFeed(subject, options: .init(replay: 16))
+            let streams = TopicEventStreams(feeds: { topic in
+                guard topic == "public" else { throw NoSuchTopic() }
+                return feed
+            })
+            let router = Router()
+            router.get("hello") { _, _ in "hello\n" }
+            try await withServer(router, server: .eventStreams([.topics(streams, under: "/events/")])) { port, _ in
+                try await body(port) { subject.send(ServerSentEvent(data: $0)) }
+            }
+        }
+
+        @Test func aRequestLineInPiecesIsSortedOnceItIsWhole() async throws {
+            try await withTopicServer { port, send in
+                let stream = try await RawConnection.open(port: port)
+                for piece in ["GE", "T /even", "ts/pub", "lic?x=1 HTTP/1.", "1\r\nHost: here\r\n", "\r\n"] {
+                    try await stream.write(piece)
+                    try await Task.sleep(for: .milliseconds(20))   // separate reads, most likely; any split is correct
+                }
+                #expect(await stream.wait { $0.contains("retry: 3000") })
+                send("first")
+                #expect(await stream.wait { $0.contains("data: first\n\n") })
+                #expect(stream.received.hasPrefix("HTTP/1.1 200 OK\r\n") && stream.received.lowercased().contains("content-type: text/event-stream"))
+
+                let other = try await RawConnection.open(port: port)
+                for piece in ["GET /hel", "lo HTTP/1.1\r\nHost: here\r\n\r\n"] { try await other.write(piece) }
+                #expect(await other.wait { $0.contains("hello\n") })
+                #expect(other.received.hasPrefix("HTTP/1.1 200 OK\r\n"))
+                await stream.close()
+                await other.close()
+            }
+        }
+
+        @Test func aConnectionThatAsksForSomethingElseFirstIsTheRoutersThroughout() async throws {
+            try await withTopicServer { port, send in
+                let connection = try await RawConnection.open(port: port)
+                try await connection.write("GET /hello HTTP/1.1\r\nHost: here\r\n\r\n")
+                #expect(await connection.wait { $0.contains("hello\n") })
+                try await connection.write("GET /events/public HTTP/1.1\r\nHost: here\r\n\r\n")   // the same connection
+                #expect(await connection.wait { $0.contains("HTTP/1.1 404 Not Found\r\n") })   // the router's answer
+                await connection.close()
+
+                let fresh = try await RawConnection.open(port: port)
+                try await fresh.write("GET /events/public HTTP/1.1\r\nHost: here\r\n\r\n")
+                #expect(await fresh.wait { $0.contains("retry: 3000") })
+                send("second")
+                #expect(await fresh.wait { $0.contains("data: second\n\n") })
+                await fresh.close()
+
+                // Not a stream's request line: a POST, a path below a topic, a topic to decode, an unknown path.
+                for line in ["POST /events/public", "GET /events/public/more", "GET /events/p%75blic", "GET /nowhere"] {
+                    let other = try await RawConnection.open(port: port)
+                    try await other.write("\(line) HTTP/1.1\r\nHost: here\r\nContent-Length: 0\r\n\r\n")
+                    #expect(await other.wait { $0.contains("\r\n\r\n") })
+                    #expect(other.received.hasPrefix("HTTP/1.1 404 Not Found\r\n"), "\(line): \(other.received)")   // the router's
+                    await other.close()
+                }
+            }
+        }
+
+        @Test func aTopicRefusedIsAnsweredAndClosed() async throws {
+            try await withTopicServer { port, _ in
+                let connection = try await RawConnection.open(port: port)
+                try await connection.write("GET /events/private HTTP/1.1\r\nHost: here\r\n\r\n")
+                #expect(await connection.wait { _ in connection.closed })
+                #expect(connection.received.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(connection.received)")
+            }
+        }
+    }
+}
+
+/// A TCP connection to loopback that writes what it is given and keeps what it reads, as text.
+final class RawConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private let state = NIOLockedValueBox((received: "", closed: false))
+    private var channel: (any Channel)?
+
+    static func open(port: Int) async throws -> RawConnection {
+        let connection = RawConnection()
+        connection.channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(connection) } }
+            .connect(host: "127.0.0.1", port: port).get()
+        return connection
+    }
+
+    var received: String { state.withLockedValue { $0.received } }
+    var closed: Bool { state.withLockedValue { $0.closed } }
+
+    func write(_ text: String) async throws {
+        try await channel!.writeAndFlush(ByteBuffer(string: text)).get()
+    }
+
+    /// Waits (up to a minute) until what was received meets `condition`.
+    func wait(_ condition: @escaping (String) -> Bool) async -> Bool {
+        await waitUntil { condition(self.received) }
+    }
+
+    func close() async {
+        try? await channel?.close().get()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        state.withLockedValue { $0.received += String(buffer: bytes) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state.withLockedValue { $0.closed = true }
+    }
+}
