@@ -20,18 +20,26 @@ extension HTTPServerBuilder {
     /// body's task (no task, its async frames, or Hummingbird's per-connection state), and each
     /// event goes from the feed to the socket with no task switch. Keep the routes in the router
     /// too: a connection that asks for something else first is served by it throughout.
+    /// `configuration`'s additional channel handlers are a stream connection's too (after its HTTP
+    /// decoding).
     public static func eventStreams(_ routes: [EventStreamRoute], configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
-        eventStreams(routes) { HTTP1Channel(responder: $0, configuration: configuration) }
+        eventStreams(routes, additionalChannelHandlers: configuration.additionalChannelHandlers()) {
+            HTTP1Channel(responder: $0, configuration: configuration)
+        }
     }
 
-    /// `routes` served from the event loop as in ``eventStreams(_:configuration:)``; every other
-    /// connection is the child channel `otherwise` makes (`HTTP1WebSocketUpgradeChannel`, say).
+    /// `routes` served from the event loop as in ``eventStreams(_:configuration:)``, with
+    /// `additionalChannelHandlers` in each stream connection's pipeline after its HTTP decoding;
+    /// every other connection is the child channel `otherwise` makes (`HTTP1WebSocketUpgradeChannel`,
+    /// say).
     public static func eventStreams<Other: ServerChildChannel>(
         _ routes: [EventStreamRoute],
+        additionalChannelHandlers: @autoclosure @escaping @Sendable () -> [any RemovableChannelHandler] = [],
         otherwise: @escaping @Sendable (@escaping HTTPChannelHandler.Responder) throws -> Other
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            EventStreamChannel(routes: routes, other: try otherwise(responder), streams: LoopStreamRegistry())
+            EventStreamChannel(routes: routes, additionalChannelHandlers: additionalChannelHandlers,
+                               other: try otherwise(responder), streams: LoopStreamRegistry())
         }
     }
 }
@@ -48,6 +56,7 @@ public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel 
     }
 
     let routes: [EventStreamRoute]
+    let additionalChannelHandlers: @Sendable () -> [any RemovableChannelHandler]
     let other: Other
     let streams: LoopStreamRegistry
 
@@ -56,7 +65,7 @@ public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel 
         channel.eventLoop.makeCompletedFuture {
             let sorted = channel.eventLoop.makePromise(of: Other.Value?.self)
             try channel.pipeline.syncOperations.addHandler(
-                FirstRequestSorter(routes: routes, other: other, streams: streams, logger: logger, sorted: sorted))
+                FirstRequestSorter(channel: self, logger: logger, sorted: sorted))
             return Value(channel: channel, other: sorted.futureResult)
         }
     }
@@ -79,9 +88,10 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
     /// The longest request line looked at: a longer one goes to the other channel.
     static var longestLine: Int { 8_192 }
 
-    private let routes: [EventStreamRoute]
-    private let other: Other
-    private let streams: LoopStreamRegistry
+    private let channel: EventStreamChannel<Other>
+    private var routes: [EventStreamRoute] { channel.routes }
+    private var other: Other { channel.other }
+    private var streams: LoopStreamRegistry { channel.streams }
     private let logger: Logger
     private let sorted: EventLoopPromise<Other.Value?>
     private var received: ByteBuffer?
@@ -97,11 +107,8 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         case handedOver
     }
 
-    init(routes: [EventStreamRoute], other: Other, streams: LoopStreamRegistry, logger: Logger,
-         sorted: EventLoopPromise<Other.Value?>) {
-        self.routes = routes
-        self.other = other
-        self.streams = streams
+    init(channel: EventStreamChannel<Other>, logger: Logger, sorted: EventLoopPromise<Other.Value?>) {
+        self.channel = channel
         self.logger = logger
         self.sorted = sorted
     }
@@ -151,6 +158,7 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
             let pipeline = context.pipeline.syncOperations
             try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandlers(channel.additionalChannelHandlers())
             try pipeline.addHandler(stream)
             guard streams.add(stream) else {   // the server is shutting down
                 answer(nil)

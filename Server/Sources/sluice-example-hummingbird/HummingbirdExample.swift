@@ -81,7 +81,7 @@ import SluicePostgres
         }
 
         let app = Application(
-            router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
+            router: router, server: .eventStreams([.topics(streams, under: "events")], webSocketRouter: sockets),
             configuration: .init(address: .hostname(settings.host, port: settings.port)),
             services: [postgres, listener, feeds, trimmer],
             onServerRunning: { settings.announce(port: $0.localAddress?.port ?? settings.port) },

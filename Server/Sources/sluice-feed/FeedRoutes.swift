@@ -11,7 +11,9 @@ import SluiceHummingbird
 /// - `GET /events` — Server-Sent Events, each event `id: <id>\ndata: <text>\n\n` (the other
 ///   engines' ids are numbers from 1; Sluice's are `<epoch>-<position>`, resumable with
 ///   `Last-Event-ID`). With `--postgres`, the event log's topic `feed`.
-/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above.
+/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above. Sluice's streams
+///   (the topics', or its engine's) are served from the event loop (``eventStreamRoutes()``) when a
+///   connection asks for one first.
 /// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":"…","data":"…"}`
 ///   (resume with `?lastEventId=<id>`); each text message the client sends is posted as an event.
 /// - `POST /events` (and, with `--postgres`, `POST /events/{topic}`) — the body (UTF-8 text, at most
@@ -35,6 +37,22 @@ struct FeedRoutes: Sendable {
     let backend: EventLogBackend?
     /// What `GET /metrics` shows.
     let metrics: PrometheusCollectorRegistry
+
+    /// With `--postgres`, the topics' streams.
+    var topicStreams: TopicEventStreams<ServerSentEvent>? {
+        backend.map { backend in TopicEventStreams(feeds: { try await backend.feeds.feed(of: $0) }) }
+    }
+
+    /// The streams served from the event loop when a connection asks for them first (as the guide's
+    /// `.eventStreams` serves them): the topics with `--postgres`, else Sluice's engine's feed; the
+    /// other engines' are served by the router only.
+    func eventStreamRoutes() -> [EventStreamRoute] {
+        if let streams = topicStreams {
+            return [.topic(EventLogBackend.defaultTopic, of: streams, at: "/events"), .topics(streams, under: "/events")]
+        }
+        if let sluice = engine as? SluiceEngine { return [.feed(sluice.events, at: "/events")] }
+        return []
+    }
 
     /// The largest body `POST /events` takes (1 MiB).
     static let largestPost = PostedEvent.largestBody
@@ -62,8 +80,7 @@ struct FeedRoutes: Sendable {
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }
-        if let backend {
-            let streams = TopicEventStreams(feeds: { try await backend.feeds.feed(of: $0) })
+        if let streams = topicStreams {
             router.get("/events") { request, _ in await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
             router.get("/events/:topic") { request, context in
                 await streams.response(to: request, topic: try context.parameters.require("topic"))

@@ -57,8 +57,8 @@ struct FeedServer {
         }
         let app = Application(
             router: routes.httpRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: routes.webSocketRouter(),
+            server: .eventStreams(
+                routes.eventStreamRoutes(), webSocketRouter: routes.webSocketRouter(),
                 configuration: .init(http1: .init(
                     additionalChannelHandlers: options.writeBuffer.map { [WriteBufferLimit(highWaterMark: $0)] } ?? []))),
             configuration: .init(address: .hostname(options.host, port: options.port), backlog: 4_096),

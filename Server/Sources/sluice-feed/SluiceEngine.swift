@@ -16,7 +16,8 @@ final class SluiceEngine: FanOutEngine {
     private let subject = PassthroughSubject<ServerSentEvent, Never>()
     /// The feed, a `Service`: it finishes on graceful shutdown.
     let feed: EventFeed<ServerSentEvent>
-    private let events: ServerSentEvents<ServerSentEvent>
+    /// Its streams.
+    let events: ServerSentEvents<ServerSentEvent>
 
     init(policy: SlowClientPolicy) {
         feed = EventFeed(subject, options: .init(replay: 1_024, policy: policy))

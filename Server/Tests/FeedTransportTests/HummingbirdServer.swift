@@ -44,11 +44,9 @@ func startHummingbirdServer(_ endpoints: Endpoints, fromTheEventLoop: Bool = fal
     let (ports, portSink) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "FeedTransportTests")
     logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-    let webSocketResponder = wsRouter.buildResponder()
     let app = Application(router: router,
                           server: fromTheEventLoop
-                              ? .eventStreams(routes) { HTTP1WebSocketUpgradeChannel(responder: $0, webSocketResponder: webSocketResponder, configuration: .init()) }
-                              : .http1WebSocketUpgrade(webSocketRouter: wsRouter),
+                              ? .eventStreams(routes, webSocketRouter: wsRouter) : .http1WebSocketUpgrade(webSocketRouter: wsRouter),
                           configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                           services: endpoints.finishing.map { [$0] } ?? [],
                           onServerRunning: { channel in portSink.yield(channel.localAddress!.port!) }, logger: logger)
