@@ -12,13 +12,14 @@ package protocol OutletLoopWriter: AnyObject, Sendable {
 }
 
 /// A feed client's sink on the socket's side: it keeps at most `window` messages requested,
-/// hands them to the task that writes to the socket, and requests as many again only once that
-/// task's write of them has completed (the writer follows the channel's writability). Also
+/// hands them to the writer — a task (``serve(_:)``, ``next()``), or a handler on the connection's
+/// event loop (``poll(_:)``) — and requests as many again only once the writer's write of them has
+/// completed (the writer follows the channel's writability). Also
 /// carries the stream's heartbeat ticks and the reasons to stop writing at once (the peer closed
 /// its side, the client was disconnected by policy, a shutdown that a stalled client outlasted).
 ///
 /// Messages are handed over in an array that the writer gives back when its write is done
-/// (``wrote(_:)``), so that a stream's steady state allocates nothing per batch. A writer that
+/// (``wrote(_:requestingMore:)``), so that a stream's steady state allocates nothing per batch. A writer that
 /// waits is given its next batch with its wake-up: a batch costs the writer the outlet's lock
 /// once to wait (or to find the batch ready) and once to give the array back and ask for more.
 package final class ClientOutlet: ClientSink, @unchecked Sendable {

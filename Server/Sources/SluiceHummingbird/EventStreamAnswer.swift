@@ -54,7 +54,7 @@ enum EventStreamAnswer<Output: Sendable>: Sendable {
     }
 }
 
-/// An ``EventStreamAnswer`` without its value type, for ``EventStreamHandler``.
+/// An `EventStreamAnswer` without its value type, for `EventStreamHandler`.
 enum LoopStreamAnswer: Sendable {
     case refused(StreamRefusal)
     case stream(any LoopStream)
@@ -72,7 +72,7 @@ protocol LoopStream: Sendable {
     func bytes(of messages: [ClientMessage]) -> ByteBuffer?
 }
 
-/// A ``ServerSentEventStream``'s client, from its start and with its filter.
+/// A `ServerSentEventStream`'s client, from its start and with its filter.
 struct LoopStreamSource<Output: Sendable>: LoopStream {
     let stream: ServerSentEventStream<Output>
     let start: ResumePoint

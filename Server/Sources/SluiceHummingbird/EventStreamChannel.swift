@@ -45,7 +45,7 @@ extension HTTPServerBuilder {
 }
 
 /// A connection sorted by its first request: a stream of ``EventStreamRoute``s is served on the
-/// event loop (``EventStreamHandler``), and its task ends; anything else is `Other`'s.
+/// event loop (`EventStreamHandler`), and its task ends; anything else is `Other`'s.
 public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel {
     /// A connection, and what `Other` made of it once its first request was not a stream's
     /// (`nil`: it was, or the connection closed first).
@@ -71,7 +71,7 @@ public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel 
     }
 
     /// Returns once the first request is a stream's (unless this task is to watch the streams:
-    /// ``LoopStreamRegistry/watch()``); otherwise hands the connection to `Other`.
+    /// `LoopStreamRegistry.watch()`); otherwise hands the connection to `Other`.
     public func handle(value: Value, logger: Logger) async {
         guard let sorted = try? await value.other.get() else { return await streams.watch() }
         await other.handle(value: sorted, logger: logger)
@@ -156,7 +156,8 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         let stream = EventStreamHandler(route: route, topic: topic, streams: streams, eventLoop: context.eventLoop)
         do {
             let pipeline = context.pipeline.syncOperations
-            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
+            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
+                                                    withOutboundHeaderValidation: false)   // HTTP types validate
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandlers(channel.additionalChannelHandlers())
             try pipeline.addHandler(stream)

@@ -7,7 +7,7 @@ import SluiceFeed
 
 /// Serves one connection's event stream from its event loop: answers its request through the
 /// route (authorization and the feed's lookup run in a task that ends with the answer), then
-/// writes what the client's ``/SluiceFeed/ClientOutlet`` hands over, straight into the pipeline.
+/// writes what the client's `ClientOutlet` hands over, straight into the pipeline.
 ///
 /// The same stream as a response body's: `retry:`, events, heartbeats, `dropped`, `reset`,
 /// `shutdown`, with the client's window and policy. Demand follows the socket: the events of a

@@ -4,7 +4,7 @@ import Hummingbird
 import SluiceFeed
 
 /// A path whose Server-Sent Events a connection may be given from its event loop, without a task
-/// of its own (``/Hummingbird/HTTPServerBuilder/eventStreams(_:configuration:)``).
+/// of its own (`HTTPServerBuilder.eventStreams(_:configuration:)`).
 ///
 /// Only a `GET` that is a connection's first request is served this way; the same path in the
 /// application's router serves every other (a browser's connection reused after loading a page,
