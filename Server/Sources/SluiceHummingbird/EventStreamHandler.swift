@@ -23,6 +23,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     private let topic: String
     private let streams: LoopStreamRegistry
     private let eventLoop: any EventLoop
+    private let wakeups: LoopWakeups
     // On the event loop only:
     private var context: ChannelHandlerContext?
     private var requested = false
@@ -39,6 +40,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
         self.topic = topic
         self.streams = streams
         self.eventLoop = eventLoop
+        wakeups = streams.wakeups(on: eventLoop)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -103,7 +105,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
 
     /// Writes `first` (the step the outlet woke this writer with) and every step the outlet has
     /// ready, then flushes; the outlet wakes this writer when it has more.
-    private func drain(first: ClientOutlet.Step? = nil) {
+    func drain(first: ClientOutlet.Step? = nil) {
         guard let context, let outlet, let source else { return }
         var wrote = false
         defer { if wrote, !closing { context.flush() } }
@@ -168,7 +170,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     // MARK: OutletLoopWriter
 
     func outletWoke(with step: ClientOutlet.Step?) {
-        eventLoop.execute { self.drain(first: step) }
+        wakeups.wake(self, with: step)
     }
 }
 #endif

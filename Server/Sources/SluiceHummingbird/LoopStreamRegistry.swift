@@ -1,5 +1,6 @@
 #if Hummingbird
 import NIOConcurrencyHelpers
+import NIOCore
 import ServiceLifecycle
 
 /// The event streams a server serves from its event loops, and the one task that stands for all
@@ -13,6 +14,7 @@ final class LoopStreamRegistry: Sendable {
         var watched = false
         var shuttingDown = false
         var emptied: CheckedContinuation<Void, Never>?
+        var wakeups: [ObjectIdentifier: LoopWakeups] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -23,6 +25,16 @@ final class LoopStreamRegistry: Sendable {
             guard !state.shuttingDown else { return false }
             state.streams[ObjectIdentifier(stream)] = stream
             return true
+        }
+    }
+
+    /// The wake-ups of `loop`'s streams (the registry holds the loop as long as itself).
+    func wakeups(on loop: any EventLoop) -> LoopWakeups {
+        state.withLockedValue { state in
+            if let wakeups = state.wakeups[ObjectIdentifier(loop)] { return wakeups }
+            let wakeups = LoopWakeups(loop: loop)
+            state.wakeups[ObjectIdentifier(loop)] = wakeups
+            return wakeups
         }
     }
 
