@@ -5,7 +5,8 @@ import SluiceHummingbird
 /// ```
 /// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
 ///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
-///             [--write-buffer BYTES] [--framework hummingbird|vapor] [--partition-limit SECONDS]
+///             [--write-buffer BYTES] [--framework hummingbird|vapor] [--streams loop|router]
+///             [--partition-limit SECONDS]
 /// ```
 ///
 /// `--port 0` lets the system pick a free port; the server prints the one it got.
@@ -32,6 +33,16 @@ struct FeedOptions: Sendable {
     var writeBuffer: Int?
     /// The HTTP framework serving the routes: Hummingbird (every engine) or Vapor (Sluice's engine).
     var framework = Framework.hummingbird
+
+    /// On Hummingbird, how Sluice's Server-Sent Events are served: from the event loop
+    /// (`.eventStreams`, as the guide's apps serve them) or by the router's route, a task per response.
+    var streams = StreamServing.loop
+
+    /// How Sluice's streams are served on Hummingbird.
+    enum StreamServing: String, CaseIterable, Sendable {
+        case loop
+        case router
+    }
 
     /// The HTTP frameworks the server can run on.
     enum Framework: String, CaseIterable, Sendable {
@@ -68,7 +79,7 @@ struct FeedOptions: Sendable {
         usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--instance NAME] [--postgres] [--write-buffer BYTES] [--framework hummingbird|vapor]
-                           [--partition-limit SECONDS]
+                           [--streams loop|router] [--partition-limit SECONDS]
         """
 
     /// A command-line mistake, with what to say about it.
@@ -108,6 +119,10 @@ struct FeedOptions: Sendable {
                 let text = try value(of: flag)
                 guard let framework = Framework(rawValue: text) else { throw Mistake(description: "unknown framework \(text)") }
                 options.framework = framework
+            case "--streams":
+                let text = try value(of: flag)
+                guard let streams = StreamServing(rawValue: text) else { throw Mistake(description: "unknown way of serving streams \(text)") }
+                options.streams = streams
             case "--policy":
                 let text = try value(of: flag)
                 guard let policy = PolicyKind(rawValue: text) else { throw Mistake(description: "unknown policy \(text)") }

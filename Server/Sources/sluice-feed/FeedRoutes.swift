@@ -44,9 +44,10 @@ struct FeedRoutes: Sendable {
     }
 
     /// The streams served from the event loop when a connection asks for them first (as the guide's
-    /// `.eventStreams` serves them): the topics with `--postgres`, else Sluice's engine's feed; the
-    /// other engines' are served by the router only.
+    /// `.eventStreams` serves them): the topics with `--postgres`, else Sluice's engine's feed; none
+    /// with `--streams router`. The other engines' are served by the router only.
     func eventStreamRoutes() -> [EventStreamRoute] {
+        guard options.streams == .loop else { return [] }
         if let streams = topicStreams {
             return [.topic(EventLogBackend.defaultTopic, of: streams, at: "/events"), .topics(streams, under: "/events")]
         }
