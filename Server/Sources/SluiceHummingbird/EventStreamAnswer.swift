@@ -2,6 +2,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import SluiceFeed
 
 /// A refusal of a stream, before it starts: its status, a line of text, and when to try again.
@@ -15,16 +16,23 @@ struct StreamRefusal: Sendable {
     static let full = StreamRefusal(status: .serviceUnavailable,
                                     text: "the feed serves as many clients as it may; try again later\n", retryAfter: 5)
 
-    /// Its head: `text/plain`, with `Retry-After` if any.
-    var head: HTTPResponse {
-        var head = HTTPResponse(status: status, headerFields: [.contentType: "text/plain; charset=utf-8"])
-        if let retryAfter { head.headerFields[.retryAfter] = String(retryAfter) }
-        return head
+    /// As a Hummingbird response: `text/plain`, with `Retry-After` if any.
+    var response: Response {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// As a Hummingbird response.
-    var response: Response {
-        Response(status: status, headers: head.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    /// As the bytes of an HTTP/1.1 response that closes its connection: the same head and body.
+    func bytes(date: String) -> ByteBuffer {
+        let body = ByteBuffer(string: text)
+        let reason = HTTPResponseStatus(statusCode: status.code).reasonPhrase   // HTTP types' is empty for a status made from its code
+        var bytes = ByteBuffer(string: "HTTP/1.1 \(status.code) \(reason)\r\ncontent-type: text/plain; charset=utf-8\r\n")
+        bytes.writeString("content-length: \(body.readableBytes)\r\n")
+        if let retryAfter { bytes.writeString("retry-after: \(retryAfter)\r\n") }
+        bytes.writeString("connection: close\r\ndate: \(date)\r\n\r\n")
+        bytes.writeImmutableBuffer(body)
+        return bytes
     }
 }
 
@@ -94,9 +102,17 @@ struct LoopStreamSource<Output: Sendable>: LoopStream {
     }
 }
 
-/// The head of every event stream: `text/event-stream`, not cached, not buffered by nginx
-/// (`X-Accel-Buffering: no`).
+/// The head of every event stream's response: `text/event-stream`, not cached, not buffered by
+/// nginx (`X-Accel-Buffering: no`).
 let eventStreamHead = HTTPResponse(status: .ok, headerFields: [
     .contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no",
 ])
+
+/// The same head as the bytes of an HTTP/1.1 response whose body ends when its connection closes.
+func eventStreamHead(date: String) -> ByteBuffer {
+    var bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\n")
+    for field in eventStreamHead.headerFields { bytes.writeString("\(field.name.canonicalName): \(field.value)\r\n") }
+    bytes.writeString("connection: close\r\ndate: \(date)\r\n\r\n")
+    return bytes
+}
 #endif

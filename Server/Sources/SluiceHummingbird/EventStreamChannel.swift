@@ -156,8 +156,8 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         let stream = EventStreamHandler(route: route, topic: topic, streams: streams, eventLoop: context.eventLoop)
         do {
             let pipeline = context.pipeline.syncOperations
-            try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false,
-                                                    withOutboundHeaderValidation: false)   // HTTP types validate
+            // The request is read as HTTP; the answer is written as bytes (EventStreamHandler).
+            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandlers(channel.additionalChannelHandlers())
             try pipeline.addHandler(stream)

@@ -2,12 +2,17 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import SluiceFeed
 
 /// Serves one connection's event stream from its event loop: answers its request through the
-/// route (authorization and the feed's lookup run in a task that ends with the answer), then
-/// writes what the client's `ClientOutlet` hands over, straight into the pipeline.
+/// route (authorization and the feed's lookup run in a task that ends with the answer), takes the
+/// request's HTTP handlers out of the pipeline, writes the response head, then writes what the
+/// client's `ClientOutlet` hands over straight to the socket — the body delimited by the
+/// connection's close (`Connection: close`), so each event is its frame's bytes, shared by every
+/// client, and nothing more.
 ///
 /// The same stream as a response body's: `retry:`, events, heartbeats, `dropped`, `reset`,
 /// `shutdown`, with the client's window and policy. Demand follows the socket: the events of a
@@ -17,7 +22,7 @@ import SluiceFeed
 /// client disconnected by its policy or its shutdown grace) closes the connection.
 final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchecked Sendable {
     typealias InboundIn = HTTPRequestPart
-    typealias OutboundOut = HTTPResponsePart
+    typealias OutboundOut = ByteBuffer
 
     private let route: EventStreamRoute
     private let topic: String
@@ -27,6 +32,8 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     // On the event loop only:
     private var context: ChannelHandlerContext?
     private var requested = false
+    /// The request's HTTP handlers have left: what is read now is bytes, ignored.
+    private var answering = false
     private var outlet: ClientOutlet?
     private var source: (any LoopStream)?
     /// Events written while the channel was not writable, requested again once it is.
@@ -52,7 +59,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(let head) = unwrapInboundIn(data), !requested else { return }   // one request a connection
+        guard !answering, case .head(let head) = unwrapInboundIn(data), !requested else { return }   // one request a connection
         requested = true
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
         let route = route, topic = topic
@@ -86,21 +93,34 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     private func begin(_ answer: LoopStreamAnswer) {
         guard let context, !closing, context.channel.isActive else { return }
         if shuttingDown, case .stream = answer { return close(because: FeedStreamStop.cancelled) }
+        do {
+            try removeRequestHandlers(context: context)
+        } catch {
+            return close(because: error)
+        }
         switch answer {
         case .refused(let refusal):
             closing = true
-            context.write(wrapOutboundOut(.head(refusal.head)), promise: nil)
-            context.write(wrapOutboundOut(.body(ByteBuffer(string: refusal.text))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(refusal.bytes(date: HTTPDate.now))).assumeIsolated()
+                .whenComplete { _ in context.close(promise: nil) }
         case .stream(let source):
             self.source = source
             let outlet = source.connect(on: context.eventLoop)
             self.outlet = outlet
-            context.write(wrapOutboundOut(.head(eventStreamHead)), promise: nil)
-            if let preamble = source.preamble { context.write(wrapOutboundOut(.body(preamble)), promise: nil) }
+            context.write(wrapOutboundOut(eventStreamHead(date: HTTPDate.now)), promise: nil)
+            if let preamble = source.preamble { context.write(wrapOutboundOut(preamble), promise: nil) }
             context.flush()
             drain()
         }
+    }
+
+    /// Takes the request's decoder and its HTTP types' codec out of the pipeline: from here on this
+    /// handler writes bytes, and what the client sends is not read as requests.
+    private func removeRequestHandlers(context: ChannelHandlerContext) throws {
+        answering = true
+        let pipeline = context.pipeline.syncOperations
+        pipeline.removeHandler(context: try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self), promise: nil)
+        pipeline.removeHandler(context: try pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self), promise: nil)
     }
 
     /// Writes `first` (the step the outlet woke this writer with) and every step the outlet has
@@ -114,7 +134,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
             switch step {
             case .write(let messages):
                 if let bytes = source.bytes(of: messages) {
-                    context.write(wrapOutboundOut(.body(bytes)), promise: nil)
+                    context.write(wrapOutboundOut(bytes), promise: nil)
                     wrote = true
                 }
                 if context.channel.isWritable {
@@ -124,13 +144,14 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
                     outlet.wrote(messages, requestingMore: false)
                 }
             case .heartbeat:
-                context.write(wrapOutboundOut(.body(heartbeatComment)), promise: nil)
+                context.write(wrapOutboundOut(heartbeatComment), promise: nil)
                 wrote = true
             case .finish:
                 closing = true
                 outlet.ended(by: nil)
                 self.outlet = nil
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+                // The body ends with the connection: closed once everything written has gone.
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             case .stop(let reason):
                 close(because: reason)
             }

@@ -107,16 +107,8 @@ struct FeedRoutes: Sendable {
         }
         router.post("/bench/start") { request, _ in
             let query = request.uri.queryParameters
-            guard let count = query["count"].flatMap({ Int($0) }), count >= 0,
-                  let rate = query["rate"].flatMap({ Double($0) }), rate > 0, rate.isFinite,
-                  let size = query["size"].map({ Int($0) }) ?? 0, size >= 0, size <= Self.largestPost
-            else {
-                return Self.text(.badRequest, "POST /bench/start?count=C&rate=R[&size=S] (C ≥ 0 events, R > 0 per second, S ≤ \(Self.largestPost) bytes)\n")
-            }
-            guard bench.start(count: count, rate: rate, size: size) else {
-                return Self.text(.conflict, "a benchmark run is already under way\n")
-            }
-            return Response(status: .accepted)
+            let answer = startBench { query[Substring($0)].map(String.init) }
+            return Self.text(.init(code: answer.status), answer.text)
         }
         router.get("/stats") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
@@ -142,6 +134,19 @@ struct FeedRoutes: Sendable {
             }
         }
         return router
+    }
+
+    /// `POST /bench/start`'s answer, its query's `count`, `rate` and `size` given by `query`:
+    /// 202 once the run has begun, 400 for a query outside the bounds, 409 while a run is under way.
+    func startBench(_ query: (String) -> String?) -> (status: Int, text: String) {
+        guard let count = query("count").flatMap({ Int($0) }), count >= 0,
+              let rate = query("rate").flatMap({ Double($0) }), rate > 0, rate.isFinite,
+              let size = query("size").map({ Int($0) }) ?? 0, size >= 0, size <= Self.largestPost
+        else {
+            return (400, "POST /bench/start?count=C&rate=R[&size=S] (C ≥ 0 events, R > 0 per second, S ≤ \(Self.largestPost) bytes)\n")
+        }
+        guard bench.start(count: count, rate: rate, size: size) else { return (409, "a benchmark run is already under way\n") }
+        return (202, "")
     }
 
     /// `GET /stats`'s body.

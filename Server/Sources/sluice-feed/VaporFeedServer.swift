@@ -8,7 +8,7 @@ import Vapor
 
 /// `--framework vapor`: the same HTTP protocol as ``FeedRoutes`` (Sluice's engine), served by
 /// Vapor through SluiceVapor — the page, `GET /events[/{topic}]`, `POST /events[/{topic}]`,
-/// `GET /ws`, `GET /metrics`, `GET /ready`, `GET /stats`. A `Service` of the process's group: it
+/// `GET /ws`, `GET /metrics`, `GET /ready`, `GET /stats`, `POST /bench/start`. A `Service` of the process's group: it
 /// starts Vapor's server, and on graceful shutdown stops it (the feeds have finished by then:
 /// they shut down before it).
 struct VaporFeedServer: Service {
@@ -91,6 +91,10 @@ struct VaporFeedServer: Service {
             return state.isListening ? Self.response(.ok, "ready\n") : Self.response(.serviceUnavailable, "not ready: \(state)\n")
         }
         app.get("stats") { _ in Self.response(.ok, await routes.statsJSON(), type: "application/json") }
+        app.post("bench", "start") { request in
+            let answer = routes.startBench { try? request.query.get(String.self, at: $0) }
+            return Self.response(HTTPResponseStatus(statusCode: answer.status), answer.text)
+        }
     }
 
     /// A post's body as one event of `topic`, answered as ``PostAnswer`` says.

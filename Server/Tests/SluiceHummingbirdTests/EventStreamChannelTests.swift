@@ -11,8 +11,9 @@ extension OverLoopback {
     /// that asks for anything else first is the router's throughout. The router here has no
     /// stream route, so a stream it answers can only have come from the event loop.
     @Suite struct EventStreamChannelTests {
-        struct NoSuchTopic: FeedRefusing {
+        struct NoSuchTopic: FeedRefusing, CustomStringConvertible {
             var feedRefusal: FeedRefusal { .invalid }
+            var description: String { "no such topic" }
         }
 
         /// A feed of `public` served by `.eventStreams` alone; `GET /hello` in the router.
@@ -40,7 +41,15 @@ extension OverLoopback {
                 #expect(await stream.wait { $0.contains("retry: 3000") })
                 send("first")
                 #expect(await stream.wait { $0.contains("data: first\n\n") })
-                #expect(stream.received.hasPrefix("HTTP/1.1 200 OK\r\n") && stream.received.lowercased().contains("content-type: text/event-stream"))
+                // The head: the stream's fields, a Date, and a body that ends with the connection.
+                let head = try #require(stream.received.components(separatedBy: "\r\n\r\n").first)
+                let fields = head.split(separator: "\r\n").dropFirst().map { $0.lowercased() }
+                #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+                #expect(Set(fields.filter { !$0.hasPrefix("date: ") }) == [
+                    "content-type: text/event-stream", "cache-control: no-cache", "x-accel-buffering: no", "connection: close"])
+                let date = try #require(fields.first { $0.hasPrefix("date: ") }?.dropFirst(6))
+                #expect(date.wholeMatch(of: /(sun|mon|tue|wed|thu|fri|sat), \d\d (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec) \d{4} \d\d:\d\d:\d\d gmt/) != nil,
+                        "\(date)")
 
                 let other = try await RawConnection.open(port: port)
                 for piece in ["GET /hel", "lo HTTP/1.1\r\nHost: here\r\n\r\n"] { try await other.write(piece) }
@@ -84,6 +93,9 @@ extension OverLoopback {
                 try await connection.write("GET /events/private HTTP/1.1\r\nHost: here\r\n\r\n")
                 #expect(await connection.wait { _ in connection.closed })
                 #expect(connection.received.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(connection.received)")
+                let text = "no such topic\n"
+                #expect(connection.received.lowercased().contains("content-length: \(text.utf8.count)\r\n"))
+                #expect(connection.received.hasSuffix("\r\n\r\n" + text))
             }
         }
     }
