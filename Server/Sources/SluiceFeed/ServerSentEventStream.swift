@@ -208,14 +208,6 @@ extension ServerSentEventStream {
 /// A stream's heartbeat: a comment line.
 package let heartbeatComment = ByteBuffer(staticString: ": heartbeat\n\n")
 
-extension TimeAmount {
-    /// `duration` as a NIO time amount (nanoseconds).
-    package init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
 extension Duration {
     /// Whole milliseconds.
     package var milliseconds: Int64 {

@@ -75,6 +75,8 @@ protocol LoopStream: Sendable {
     func connect(on loop: any EventLoop) -> ClientOutlet
     /// What the stream begins with.
     var preamble: ByteBuffer? { get }
+    /// How long the stream's last bytes may take to go once it has finished.
+    var shutdownGrace: TimeAmount { get }
     /// The bytes of a batch of messages (`nil`: none, every event filtered out): the event's own
     /// frame, shared, when the batch is one event whose frame its feed made.
     func bytes(of messages: [ClientMessage]) -> ByteBuffer?
@@ -91,6 +93,8 @@ struct LoopStreamSource<Output: Sendable>: LoopStream {
     }
 
     var preamble: ByteBuffer? { stream.preamble }
+
+    var shutdownGrace: TimeAmount { TimeAmount(stream.options.shutdownGrace) }
 
     func bytes(of messages: [ClientMessage]) -> ByteBuffer? {
         if messages.count == 1, filter == nil, stream.writesFrames, case .event(let event) = messages[0], let frame = event.frame {

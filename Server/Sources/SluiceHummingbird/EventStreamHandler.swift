@@ -150,8 +150,13 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
                 closing = true
                 outlet.ended(by: nil)
                 self.outlet = nil
-                // The body ends with the connection: closed once everything written has gone.
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+                // The body ends with the connection: closed once everything written has gone, or
+                // after the shutdown grace if the client does not take it.
+                let cutOff = context.eventLoop.assumeIsolated().scheduleTask(in: source.shutdownGrace) { context.close(promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).assumeIsolated().whenComplete { _ in
+                    cutOff.cancel()
+                    context.close(promise: nil)
+                }
             case .stop(let reason):
                 close(because: reason)
             }

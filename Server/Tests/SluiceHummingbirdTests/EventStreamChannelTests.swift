@@ -101,6 +101,42 @@ extension OverLoopback {
     }
 }
 
+extension OverLoopback.EventStreamChannelTests {
+    /// A stream whose last bytes are all in its connection's write buffer, but whose client reads
+    /// nothing: the server's graceful shutdown does not wait for it past the shutdown grace.
+    @Test(.timeLimit(.minutes(1))) func aFinishedStreamItsClientDoesNotTakeIsCutOffAfterTheGrace() async throws {
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject)
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil, shutdownGrace: .seconds(1)))
+        let started = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+        // A write buffer large enough for every event: the stream reaches its end while the socket is stalled.
+        try await withServer(Router(), server: .eventStreams([.feed(events, at: "events")],
+                                                             configuration: .init(additionalChannelHandlers: [GenerousWriteBuffer()])),
+                             services: [feed]) { port, _ in
+            let stalled = try await SSEClient.connect(port: port, reading: false, receiveBuffer: 4_096)
+            #expect(await waitUntil { feed.stats.connectedClients == 1 })
+            let big = String(repeating: "z", count: 64_000)
+            for i in 1...100 { subject.send(ServerSentEvent(data: "\(i) \(big)")) }   // 6.4 MB: more than the kernel holds
+            #expect(await waitUntil { feed.stats.eventsDelivered == 100 })           // all of it handed to the connection
+            started.withLockedValue { $0 = .now }
+            _ = stalled
+        }
+        // withServer has shut the server down gracefully, and it has returned.
+        let took = ContinuousClock.now - (try #require(started.withLockedValue { $0 }))
+        #expect(took < .seconds(30), "shutdown took \(took)")
+        #expect(feed.isFinished)
+    }
+}
+
+/// Sets its connection's write-buffer water marks high (32 and 64 MiB).
+final class GenerousWriteBuffer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Never
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        try? context.channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: 32 << 20, high: 64 << 20))
+    }
+}
+
 /// A TCP connection to loopback that writes what it is given and keeps what it reads, as text.
 final class RawConnection: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
