@@ -139,6 +139,13 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         context.fireChannelInactive()
     }
 
+    /// The peer closed its side before its first request was whole: nothing to serve.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard stage == .reading, case .inputClosed? = event as? ChannelEvent else { return context.fireUserInboundEventTriggered(event) }
+        answer(nil)
+        context.close(promise: nil)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard stage == .reading else { return context.fireErrorCaught(error) }
         answer(nil)

@@ -75,6 +75,13 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
         context.fireChannelInactive()
     }
 
+    /// The peer closed its side (Hummingbird's connections allow half-closure, so this comes
+    /// instead of the connection's close): the client has gone.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent { close(because: FeedStreamStop.peerClosed) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable, owed > 0, let outlet {
             let count = owed

@@ -17,22 +17,22 @@ extension OverLoopback {
         }
 
         /// A feed of `public` served by `.eventStreams` alone; `GET /hello` in the router.
-        private func withTopicServer(_ body: (_ port: Int, _ send: @Sendable (String) -> Void) async throws -> Void) async throws {
+        private func withTopicServer(_ body: (_ port: Int, _ send: @Sendable (String) -> Void, _ feed: EventFeed<ServerSentEvent>) async throws -> Void) async throws {
             let subject = PassthroughSubject<ServerSentEvent, Never>()
             let feed = EventFeed(subject, options: .init(replay: 16))
             let streams = TopicEventStreams(feeds: { topic in
                 guard topic == "public" else { throw NoSuchTopic() }
                 return feed
-            })
+            }, options: .init(heartbeat: nil))   // nothing written but events: a peer's close is seen by reading alone
             let router = Router()
             router.get("hello") { _, _ in "hello\n" }
             try await withServer(router, server: .eventStreams([.topics(streams, under: "/events/")])) { port, _ in
-                try await body(port) { subject.send(ServerSentEvent(data: $0)) }
+                try await body(port, { subject.send(ServerSentEvent(data: $0)) }, feed)
             }
         }
 
         @Test func aRequestLineInPiecesIsSortedOnceItIsWhole() async throws {
-            try await withTopicServer { port, send in
+            try await withTopicServer { port, send, _ in
                 let stream = try await RawConnection.open(port: port)
                 for piece in ["GE", "T /even", "ts/pub", "lic?x=1 HTTP/1.", "1\r\nHost: here\r\n", "\r\n"] {
                     try await stream.write(piece)
@@ -61,7 +61,7 @@ extension OverLoopback {
         }
 
         @Test func aConnectionThatAsksForSomethingElseFirstIsTheRoutersThroughout() async throws {
-            try await withTopicServer { port, send in
+            try await withTopicServer { port, send, _ in
                 let connection = try await RawConnection.open(port: port)
                 try await connection.write("GET /hello HTTP/1.1\r\nHost: here\r\n\r\n")
                 #expect(await connection.wait { $0.contains("hello\n") })
@@ -87,8 +87,21 @@ extension OverLoopback {
             }
         }
 
+        @Test func aClientThatClosesWhileNothingFlowsIsGoneAtOnce() async throws {
+            try await withTopicServer { port, _, feed in
+                for _ in 1...3 {
+                    let connection = try await RawConnection.open(port: port)
+                    try await connection.write("GET /events/public HTTP/1.1\r\nHost: here\r\n\r\n")
+                    #expect(await connection.wait { $0.contains("retry: 3000") })
+                    #expect(feed.stats.connectedClients == 1)
+                    await connection.close()
+                    #expect(await waitUntil { feed.stats.connectedClients == 0 })   // no event or heartbeat written since
+                }
+            }
+        }
+
         @Test func aTopicRefusedIsAnsweredAndClosed() async throws {
-            try await withTopicServer { port, _ in
+            try await withTopicServer { port, _, _ in
                 let connection = try await RawConnection.open(port: port)
                 try await connection.write("GET /events/private HTTP/1.1\r\nHost: here\r\n\r\n")
                 #expect(await connection.wait { _ in connection.closed })
