@@ -289,9 +289,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// A writer on an event loop has ended the stream: `error` is why (`nil`: it finished).
     package func ended(by error: (any Error)?) {
-        let first = !hasLeft
-        end()
-        if first { counters?.streamEnded(error) }
+        if end() { counters?.streamEnded(error) }
     }
 
     /// Returns when the writing task has returned, throws when it has thrown or the stream is to
@@ -327,8 +325,9 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// The stream has ended: timers stop, the feed subscription (if still there) is cancelled, and
-    /// whoever waits is released.
-    package func end() {
+    /// whoever waits is released. Whether this call ended it (`false`: it had ended before).
+    @discardableResult
+    package func end() -> Bool {
         let (subscription, waiter, stopWaiter, timers, first) = state.withLockedValue { state in
             defer {
                 state.ended = true
@@ -343,6 +342,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         if first, let heartbeat { HeartbeatTicker.leave(self, loop: eventLoop, interval: heartbeat) }
         waiter?.wake(nil)
         stopWaiter?.resume()
+        return first
     }
 
     /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
