@@ -18,7 +18,7 @@ extension EventSource {
 
         /// A new iterator: a connection of its own, opened at its first `next()`.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(box: IteratorBox(source: source))
+            Iterator(box: IteratorBox(source.isValid ? { EventSourceConnector.driver(for: source, consumer: $0) } : nil))
         }
 
         /// Iterates the events of one connection to an ``EventSource``.
@@ -36,7 +36,8 @@ extension EventSource {
     }
 }
 
-/// An iterator's connection: the ``EventSourceDriver``, asked for one event per `next()`.
+/// An iterator's connection: the driver of an ``EventSource`` or an ``EventSocket``, asked for one
+/// event per `next()`.
 final class IteratorBox: Sendable {
     private enum State {
         case ready
@@ -45,10 +46,12 @@ final class IteratorBox: Sendable {
     }
 
     private let state = Locked(State.ready)
-    private let driver = Locked<EventSourceDriver?>(nil)
+    private let driver = Locked<(any Subscription)?>(nil)
 
-    init(source: EventSource) {
-        guard let scheme = source.request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    /// An iterator of the subscription `makeDriver` makes for a consumer (`nil`: the request is
+    /// invalid, and the first `next()` throws ``EventSourceError/invalidRequest``).
+    init(_ makeDriver: ((EventSourceConsumer) -> any Subscription)?) {
+        guard let makeDriver else {
             state.withLock { $0 = .ended(.invalidRequest) }
             return
         }
@@ -60,10 +63,8 @@ final class IteratorBox: Sendable {
                 case .failure(let error): self?.resume(with: .failure(error))
                 }
             })
-        driver.withLock {
-            $0 = EventSourceDriver(request: source.request, configuration: source.configuration, session: source.session,
-                                   consumer: consumer)
-        }
+        let made = makeDriver(consumer)
+        driver.withLock { $0 = made }
     }
 
     deinit {

@@ -101,14 +101,13 @@ public struct EventSource: Publisher, Sendable {
     ///
     /// - Parameter subscriber: The subscriber.
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Event, S.Failure == EventSourceError {
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard isValid else {
             subscriber.receive(subscription: Subscriptions.empty)
             subscriber.receive(completion: .failure(.invalidRequest))
             return
         }
         let consumer = EventSourceConsumer(receive: { subscriber.receive($0) }, complete: { subscriber.receive(completion: $0) })
-        let driver = EventSourceDriver(request: request, configuration: configuration, session: session, consumer: consumer)
-        subscriber.receive(subscription: driver)
+        subscriber.receive(subscription: EventSourceConnector.driver(for: self, consumer: consumer))
     }
 
     /// The events as an `AsyncSequence`: each iterator is a connection of its own, which asks for
@@ -116,5 +115,11 @@ public struct EventSource: Publisher, Sendable {
     /// ends when the publisher would finish, throws an ``EventSourceError`` when it would fail, and
     /// ends (closing the connection) when the iterating task is cancelled.
     public var events: Events { Events(source: self) }
+
+    /// Whether the request can be made: an HTTP or HTTPS URL.
+    var isValid: Bool {
+        guard let scheme = request.url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
 }
 

@@ -7,7 +7,8 @@ public enum EventSourceError: Error, Sendable, Hashable {
     /// The server answered 200 with another content type than `text/event-stream` (the header's
     /// value, or `nil` if there was none).
     case contentType(String?)
-    /// The request cannot be made (no URL, or a scheme other than HTTP and HTTPS).
+    /// The request cannot be made (no URL, or a scheme other than HTTP and HTTPS for an
+    /// ``EventSource``, WS and WSS for an ``EventSocket``).
     case invalidRequest
     /// An event grew beyond ``EventSource/Configuration/maximumEventSize`` bytes (`limit`)
     /// without ending.
@@ -17,6 +18,14 @@ public enum EventSourceError: Error, Sendable, Hashable {
     /// connection would start it over): the bytes held behind the full buffer passed
     /// ``EventSource/Configuration/maximumEventSize`` (`limit`).
     case subscriberTooSlow(limit: Int)
+    /// An ``EventSocket``'s server closed the connection with a code that retrying will not
+    /// change (not 1000, 1001, 1005, 1006 or 1011–1014), and the reason it gave.
+    case closed(code: Int, reason: String)
+    /// An ``EventSocket``'s server broke the WebSocket protocol: what it did.
+    case protocolViolation(String)
+    /// An ``EventSocket`` on a `wss:` URL where FoundationNetworking's `URLSessionWebSocketTask`
+    /// cannot run: its libcurl was built without WebSocket support.
+    case webSocketUnavailable
     /// ``EventSource/Configuration/maximumAttempts`` consecutive attempts failed; the last
     /// failure's description.
     case gaveUp(attempts: Int, lastFailure: String)

@@ -2,7 +2,7 @@
 // through Sluice, it checks EventSource as it checks every built-in publisher.
 #if !(canImport(Darwin) && canImport(Combine))
 import Foundation
-import SluiceEventSource
+@testable import SluiceEventSource
 import SluiceTesting
 import Testing
 
@@ -24,6 +24,23 @@ struct EventSourceContractTests {
                                                       bufferSize: 2)
         try await PublisherContract.verify(settle: .milliseconds(300), timeout: .seconds(5)) {
             EventSource(url: url, configuration: configuration)
+        }
+    }
+
+    @Test func eventSocketKeepsThePublisherContract() async throws {
+        // The same feed over a WebSocket: resumes after `lastEventId`, 204 once all were sent.
+        let server = try LoopbackServer { connection in
+            let after = Int(connection.lastEventId?.dropFirst(2) ?? "0") ?? 0
+            guard after < 5 else { return connection.respond(status: 204, reason: "No Content") }
+            connection.acceptWebSocket()
+            connection.write((after + 1...5).flatMap { LoopbackServer.Connection.event($0) } + LoopbackServer.Connection.close(1000))
+            _ = connection.waitForClientClose()
+        }
+        let url = server.webSocketURL()
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(1), maximumBackoff: .milliseconds(5),
+                                                      bufferSize: 2)
+        try await PublisherContract.verify(settle: .milliseconds(300), timeout: .seconds(5)) {
+            EventSocket(url: url, configuration: configuration)
         }
     }
 }

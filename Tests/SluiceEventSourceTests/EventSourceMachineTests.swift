@@ -11,13 +11,13 @@ import Sluice
 #endif
 
 /// The state machine's transitions, without threads or sockets.
-@Suite("EventSourceMachine")
+@Suite("EventStreamMachine")
 struct EventSourceMachineTests {
     private let ignore = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
 
     private func machine(_ configuration: EventSource.Configuration = EventSource.Configuration(),
-                         pause: EventSourceMachine.PauseMethod = .disconnect) -> EventSourceMachine {
-        EventSourceMachine(configuration: configuration, consumer: ignore, pauseMethod: pause)
+                         pause: EventStreamMachine<EventStreamParser>.PauseMethod = .disconnect) -> EventStreamMachine<EventStreamParser> {
+        EventStreamMachine<EventStreamParser>(configuration: configuration, consumer: ignore, pauseMethod: pause)
     }
 
     /// A task that is never resumed: the machine only holds it and names it in its actions.
@@ -50,7 +50,7 @@ struct EventSourceMachineTests {
         #expect(again.connect == nil)
     }
 
-    @Test func failedAttemptsBackOffAndAnOpenStreamResetsThem() {
+    @Test func failedAttemptsBackOffAndAStreamThatSendsResetsThem() {
         var machine = machine(EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(30), jitter: 0))
         var id = machine.request(.unlimited).connect!.id
         var delays: [Duration] = []
@@ -64,6 +64,8 @@ struct EventSourceMachineTests {
         #expect(delays == [.seconds(2), .seconds(4), .seconds(8), .seconds(16)])
         let allowed = machine.responded(id: id, status: 200, contentType: "text/event-stream; charset=utf-8").allow
         #expect(allowed)
+        #expect(machine.failures == 4)   // open, but nothing sent yet
+        _ = machine.received(id: id, Data(": hello\n".utf8))
         #expect(machine.failures == 0)
         // The stream ends: the reconnection time, no backoff.
         let ended = machine.completed(id: id, error: nil)
@@ -187,5 +189,25 @@ struct EventSourceMachineTests {
         let drain = machine.received(id: id, Data("data: x\n\n".utf8)).drain
         #expect(!drain)
         #expect(machine.buffer.isEmpty)
+    }
+
+    @Test func aRefusalAfterTheStreamOpenedBacksOffAndAFailureEndsIt() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(30), jitter: 0))
+        var id = machine.request(.unlimited).connect!.id
+        var delays: [Duration] = []
+        for _ in 0..<3 {
+            // Open, then closed "try again later" before sending anything: the backoff grows.
+            #expect(machine.responded(id: id, .stream).allow)
+            let actions = machine.refused(id: id, because: "closed with code 1013")
+            let timer = try! #require(actions.reconnect)
+            delays.append(timer.delay)
+            id = machine.timerFired(id: timer.id).connect!.id
+        }
+        #expect(delays == [.seconds(2), .seconds(4), .seconds(8)])
+        #expect(machine.responded(id: id, .stream).allow)
+        _ = machine.failed(id: id, .closed(code: 1008, reason: "policy"))
+        #expect(machine.phase == .finished)
+        // A report of an earlier connection changes nothing.
+        #expect(machine.refused(id: id - 1, because: "late").reconnect == nil)
     }
 }

@@ -30,7 +30,12 @@ final class RecordingSubscriber: Subscriber, @unchecked Sendable {
     }
 
     /// The subscription, as the client's driver (for its buffer).
-    var driver: EventSourceDriver? { lock.withLock { storedSubscription } as? EventSourceDriver }
+    var driver: EventStreamDriver<EventStreamParser>? { lock.withLock { storedSubscription } as? EventStreamDriver<EventStreamParser> }
+
+    /// The subscription, as an ``EventSocket``'s driver.
+    var socketDriver: EventStreamDriver<SocketMessageDecoder>? {
+        lock.withLock { storedSubscription } as? EventStreamDriver<SocketMessageDecoder>
+    }
 
     func receive(subscription: any Subscription) {
         lock.withLock { storedSubscription = subscription }
@@ -286,7 +291,7 @@ struct EventSourceTests {
             connection.waitForClientClose(limit: 30)
         }
         let held = Atomic<Int>(0)
-        let driverBox = Locked<EventSourceDriver?>(nil)
+        let driverBox = Locked<EventStreamDriver<EventStreamParser>?>(nil)
         let subscriber = RecordingSubscriber(initialDemand: .max(1)) { received in
             // Never more than what was asked (1 at a time) plus the buffer (4).
             let buffered = driverBox.withLock { $0 }?.bufferedCount ?? 0

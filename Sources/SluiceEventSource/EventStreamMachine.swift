@@ -10,10 +10,79 @@ import Combine
 import Sluice
 #endif
 
-/// The state of one subscription to an ``EventSource``: its connection, parser, buffer, demand and
-/// consumer. Its transitions return the ``Actions`` that the ``EventSourceDriver`` performs after
-/// unlocking; it calls nothing outside itself.
-struct EventSourceMachine {
+/// What reads a stream's bytes into messages: ``EventStreamParser`` for Server-Sent Events,
+/// ``SocketMessageDecoder`` for a feed's WebSocket messages.
+protocol EventStreamDecoder: Sendable {
+    /// A decoder whose last event ID starts at `lastEventID`.
+    init(lastEventID: String)
+    /// Takes the next bytes of the stream (for a WebSocket, one whole message).
+    mutating func take(_ data: Data)
+    /// The next whole message, or `nil` until more bytes come.
+    mutating func next() -> EventSource.Message?
+    /// What a reconnection resumes after.
+    var lastEventID: String { get }
+    /// The reconnection time the stream set, in milliseconds.
+    var reconnectionTime: Int? { get }
+    /// The bytes held of the message being read once ``next()`` returned `nil`.
+    var unfinishedEventSize: Int { get }
+}
+
+/// One connection of a subscription, as the machine stops, restarts and closes it: a
+/// `URLSessionDataTask`, or a WebSocket.
+protocol EventStreamConnection: AnyObject {
+    /// Closes the connection; nothing of it is reported after.
+    func cancel()
+    /// Stops reading until ``resume()``.
+    func suspend()
+    /// Reads on.
+    func resume()
+}
+
+extension URLSessionDataTask: EventStreamConnection {}
+
+extension EventStreamParser: EventStreamDecoder {
+    mutating func take(_ data: Data) { append(data) }
+}
+
+/// How a server answered a connection's request.
+enum StreamAnswer: Equatable {
+    /// The stream is open: read it.
+    case stream
+    /// Finished for good (HTTP 204): complete.
+    case finished
+    /// An attempt that failed, retried after a backoff (`retryAfter`: the least wait the server
+    /// asked for).
+    case retry(reason: String, retryAfter: Duration?)
+    /// An answer that retrying will not change.
+    case failure(EventSourceError)
+
+    /// The answer of an HTTP status other than the one that opens the stream: 204 finishes; 408,
+    /// 429 and 5xx are retried; any other status fails.
+    static func status(_ status: Int, retryAfter: Duration?) -> StreamAnswer {
+        switch status {
+        case 204: .finished
+        case 408, 429, 500...599: .retry(reason: "HTTP status \(status)", retryAfter: retryAfter)
+        default: .failure(.status(status))
+        }
+    }
+
+    /// The wait a `Retry-After` header asks for, in seconds (its HTTP-date form is not used).
+    static func retryAfter(_ header: String?) -> Duration? {
+        header.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { Duration.seconds($0) }
+    }
+
+    /// The answer to a Server-Sent Events request: 200 with `text/event-stream` opens it.
+    static func eventStream(status: Int, contentType: String?, retryAfter: Duration?) -> StreamAnswer {
+        guard status == 200 else { return .status(status, retryAfter: retryAfter) }
+        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        return mediaType == "text/event-stream" ? .stream : .failure(.contentType(contentType))
+    }
+}
+
+/// The state of one subscription to an ``EventSource`` or an ``EventSocket``: its connection,
+/// decoder, buffer, demand and consumer. Its transitions return the ``Actions`` that the
+/// ``EventStreamDriver`` performs after unlocking; it calls nothing outside itself.
+struct EventStreamMachine<Decoder: EventStreamDecoder> {
     /// Where the subscription's connection stands.
     enum Phase: Equatable {
         /// No demand yet: nothing requested from the server.
@@ -36,7 +105,7 @@ struct EventSourceMachine {
 
     /// How a full buffer stops the reading of the stream.
     enum PauseMethod {
-        /// `URLSessionTask.suspend()`, and `resume()` when there is room.
+        /// The connection's `suspend()`, and `resume()` when there is room.
         case suspend
         /// Closing the connection, and reconnecting with `Last-Event-ID` when there is room; for a
         /// stream without an event ID yet (nothing to resume from), reading on and holding the
@@ -49,10 +118,10 @@ struct EventSourceMachine {
         /// Open connection `id`, resuming after `lastEventID` if it is not empty.
         var connect: (id: UInt64, lastEventID: String)?
         /// Cancel this task (a connection given up, or the subscription cancelled).
-        var cancel: URLSessionDataTask?
+        var cancel: (any EventStreamConnection)?
         /// Suspend / resume this task.
-        var suspend: URLSessionDataTask?
-        var resume: URLSessionDataTask?
+        var suspend: (any EventStreamConnection)?
+        var resume: (any EventStreamConnection)?
         /// Start timer `id`: the next attempt after `delay`.
         var reconnect: (id: UInt64, delay: Duration)?
         /// Run the delivery loop (this caller has become the one delivering).
@@ -74,10 +143,11 @@ struct EventSourceMachine {
     private var delivering = false
     private var consumer: EventSourceConsumer?
     private var completion: Subscribers.Completion<EventSourceError>?
-    private var parser = EventStreamParser()
-    private var task: URLSessionDataTask?
+    private var parser: Decoder
+    private var task: (any EventStreamConnection)?
     private var nextID: UInt64 = 0
-    /// Consecutive failed attempts (no event stream in answer).
+    /// Consecutive failed attempts: answers that were not a stream, and refusals. A stream that
+    /// sends its first bytes resets it.
     private(set) var failures = 0
     /// The reconnection time: the configuration's until the server sends `retry:`.
     private(set) var reconnectionTime: Duration
@@ -85,7 +155,7 @@ struct EventSourceMachine {
     init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, pauseMethod: PauseMethod,
          lastEventID: String = "") {
         self.configuration = configuration
-        parser = EventStreamParser(lastEventID: lastEventID)
+        parser = Decoder(lastEventID: lastEventID)
         self.consumer = consumer
         self.pauseMethod = pauseMethod
         reconnectionTime = configuration.reconnectionTime
@@ -154,36 +224,35 @@ struct EventSourceMachine {
     // MARK: The connection's side
 
     /// Connection `id`'s task exists; `false` if it is no longer wanted (cancel it).
-    mutating func attach(_ task: URLSessionDataTask, id: UInt64) -> Bool {
+    mutating func attach(_ task: any EventStreamConnection, id: UInt64) -> Bool {
         guard phase == .connecting(id) else { return false }
         self.task = task
         return true
     }
 
-    /// Connection `id` got its response head. Returns whether to go on reading the body.
-    /// `retryAfter`: the delay a `Retry-After` header asked for.
+    /// Connection `id` got its response head: an event stream's answer (see
+    /// ``StreamAnswer/eventStream(status:contentType:retryAfter:)``). Returns whether to go on
+    /// reading the body.
     mutating func responded(id: UInt64, status: Int, contentType: String?,
                             retryAfter: Duration? = nil) -> (allow: Bool, actions: Actions) {
+        responded(id: id, .eventStream(status: status, contentType: contentType, retryAfter: retryAfter))
+    }
+
+    /// Connection `id` got its server's answer. Returns whether to go on reading.
+    mutating func responded(id: UInt64, _ answer: StreamAnswer) -> (allow: Bool, actions: Actions) {
         var actions = Actions()
         guard phase == .connecting(id) else { return (false, actions) }
-        switch status {
-        case 200:
-            let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-            guard mediaType == "text/event-stream" else {
-                end(with: .failure(.contentType(contentType)), &actions)
-                settle(&actions)
-                return (false, actions)
-            }
+        switch answer {
+        case .stream:
             phase = .streaming(id)
-            failures = 0
-            parser = EventStreamParser(lastEventID: parser.lastEventID)
+            parser = Decoder(lastEventID: parser.lastEventID)
             return (true, actions)
-        case 204:
+        case .finished:
             end(with: .finished, &actions)
-        case 408, 429, 500...599:
-            attemptFailed(because: "HTTP status \(status)", retryAfter: retryAfter, &actions)
-        default:
-            end(with: .failure(.status(status)), &actions)
+        case .retry(let reason, let retryAfter):
+            attemptFailed(because: reason, retryAfter: retryAfter, &actions)
+        case .failure(let error):
+            end(with: .failure(error), &actions)
         }
         settle(&actions)
         return (false, actions)
@@ -193,7 +262,8 @@ struct EventSourceMachine {
     mutating func received(id: UInt64, _ data: Data) -> Actions {
         var actions = Actions()
         guard phase == .streaming(id) || phase == .suspended(id) else { return actions }
-        parser.append(data)
+        if !data.isEmpty { failures = 0 }   // an attempt has succeeded once its stream sends something
+        parser.take(data)
         settle(&actions)
         if parser.unfinishedEventSize > configuration.maximumEventSize {
             if buffer.count < configuration.bufferSize {
@@ -225,6 +295,28 @@ struct EventSourceMachine {
         default:
             break
         }
+        settle(&actions)
+        return actions
+    }
+
+    /// Open connection `id` ended with an answer of its server that counts as a failed attempt
+    /// (a WebSocket's close "try again later"): the next attempt waits a backoff.
+    mutating func refused(id: UInt64, because reason: String) -> Actions {
+        var actions = Actions()
+        guard phase == .connecting(id) || phase == .streaming(id) || phase == .suspended(id) else { return actions }
+        task = nil
+        attemptFailed(because: reason, &actions)
+        settle(&actions)
+        return actions
+    }
+
+    /// Connection `id` ended in a way that retrying will not change: the subscription fails, after
+    /// the events already received.
+    mutating func failed(id: UInt64, _ error: EventSourceError) -> Actions {
+        var actions = Actions()
+        guard phase == .connecting(id) || phase == .streaming(id) || phase == .suspended(id) else { return actions }
+        task = nil
+        end(with: .failure(error), &actions)
         settle(&actions)
         return actions
     }

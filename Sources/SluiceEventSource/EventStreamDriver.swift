@@ -1,0 +1,244 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+// Apple's Combine on Apple's systems; Sluice elsewhere (not `canImport(Combine)` alone: off
+// Apple's systems the package's own `Combine` module may be built beside this one).
+#if canImport(Darwin) && canImport(Combine)
+import Combine
+#else
+import Sluice
+#endif
+
+/// One subscription to an ``EventSource`` or an ``EventSocket``: the ``EventStreamMachine`` behind
+/// a lock, and what its actions do — connections, timers, delivery — performed after unlocking.
+/// The transport opens connections (`connect`) and reports what they do with the connection's id.
+final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, CustomStringConvertible, @unchecked Sendable {
+    typealias Machine = EventStreamMachine<Decoder>
+    /// Opens connection `id` of `driver`, resuming after the last event ID (empty: none).
+    typealias Connect = @Sendable (_ driver: EventStreamDriver, _ id: UInt64, _ lastEventID: String) -> Void
+
+    private let state: Locked<Machine>
+    private let name: String
+    private let connect: Connect
+
+    init(name: String, configuration: EventSource.Configuration, consumer: EventSourceConsumer,
+         pauseMethod: Machine.PauseMethod, lastEventID: String, connect: @escaping Connect) {
+        self.name = name
+        self.connect = connect
+        state = Locked(Machine(configuration: configuration, consumer: consumer, pauseMethod: pauseMethod,
+                               lastEventID: lastEventID))
+    }
+
+    /// "EventSource" (or "EventSocket"), as `print()` shows the subscription.
+    var description: String { name }
+
+    /// Events received and not yet delivered (for tests).
+    var bufferedCount: Int { state.withLock { $0.buffer.count } }
+
+    /// The last event ID (for tests).
+    var lastEventID: String { state.withLock { $0.lastEventID } }
+
+    func request(_ demand: Subscribers.Demand) {
+        precondition(demand > .none, "\(name): a subscriber must request a positive demand (not .none)")
+        perform(state.withLock { $0.request(demand) })
+    }
+
+    func cancel() {
+        perform(state.withLock { $0.cancel() })
+    }
+
+    // MARK: Performing actions
+
+    private func perform(_ actions: Machine.Actions) {
+        actions.cancel?.cancel()
+        actions.suspend?.suspend()
+        actions.resume?.resume()
+        if let (id, lastEventID) = actions.connect {
+            connect(self, id, lastEventID)
+        }
+        if let (id, delay) = actions.reconnect {
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = Int(clamping: seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [self] in
+                perform(state.withLock { $0.timerFired(id: id) })
+            }
+        }
+        if actions.drain { drain() }
+    }
+
+    /// Delivers what is buffered while there is demand; one caller at a time (the machine's
+    /// `delivering` flag), so a subscriber is never called on two threads at once.
+    private func drain() {
+        var more = Subscribers.Demand.none
+        while true {
+            switch state.withLock({ $0.nextStep(adding: more) }) {
+            case .deliver(let event, let consumer):
+                more = consumer.receive(event)
+            case .complete(let completion, let consumer):
+                consumer.complete(completion)
+                return
+            case .stop(let actions):
+                perform(actions)
+                return
+            }
+        }
+    }
+
+    // MARK: What the connections report
+
+    /// Connection `id`'s connection exists; `false` if it is no longer wanted (it is then cancelled).
+    func attach(_ connection: any EventStreamConnection, id: UInt64) -> Bool {
+        state.withLock { $0.attach(connection, id: id) }
+    }
+
+    /// Connection `id` got its server's answer; returns whether to read on.
+    func responded(id: UInt64, _ answer: StreamAnswer) -> Bool {
+        let (allow, actions) = state.withLock { $0.responded(id: id, answer) }
+        perform(actions)
+        return allow
+    }
+
+    /// Connection `id` received bytes (a WebSocket: one message).
+    func received(id: UInt64, _ data: Data) {
+        perform(state.withLock { $0.received(id: id, data) })
+    }
+
+    /// Connection `id` ended, with `error` if it failed: the stream reconnects.
+    func completed(id: UInt64, error: (any Error)?) {
+        perform(state.withLock { $0.completed(id: id, error: error) })
+    }
+
+    /// Connection `id` was refused after it opened: a failed attempt, retried after a backoff.
+    func refused(id: UInt64, because reason: String) {
+        perform(state.withLock { $0.refused(id: id, because: reason) })
+    }
+
+    /// Connection `id` ended in a way retrying will not change.
+    func failed(id: UInt64, _ error: EventSourceError) {
+        perform(state.withLock { $0.failed(id: id, error) })
+    }
+}
+
+/// How an ``EventSource`` opens its connections: a `URLSessionDataTask` each, whose delegate
+/// (``EventSourceConnection``) reports to the driver.
+struct EventSourceConnector: @unchecked Sendable {   // its configuration and queue are only read
+    typealias Driver = EventStreamDriver<EventStreamParser>
+    private let request: URLRequest
+    private let sessionConfiguration: URLSessionConfiguration
+    private let session: URLSession?
+    /// The connections' delegate queue: one at a time.
+    private let queue: OperationQueue
+
+    /// How a full buffer stops the reading: suspending the task on Apple's systems; closing the
+    /// connection with FoundationNetworking, which cannot suspend a transfer.
+    static var pauseMethod: EventStreamMachine<EventStreamParser>.PauseMethod {
+        #if canImport(Darwin)
+        .suspend
+        #else
+        .disconnect
+        #endif
+    }
+
+    init(request: URLRequest, configuration: EventSource.Configuration, session: URLSession?) {
+        var request = request
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        request.timeoutInterval = configuration.idleTimeout.seconds
+        self.request = request
+        self.session = session
+        let base = session?.configuration ?? URLSessionConfiguration.default
+        base.requestCachePolicy = .reloadIgnoringLocalCacheData
+        base.urlCache = nil
+        sessionConfiguration = base
+        queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "SluiceEventSource"
+    }
+
+    /// A driver of a subscription whose connections this connector opens.
+    static func driver(for source: EventSource, consumer: EventSourceConsumer) -> Driver {
+        let connector = EventSourceConnector(request: source.request, configuration: source.configuration, session: source.session)
+        // A caller's `Last-Event-ID` is where the stream starts; the client's own replaces it later.
+        let lastEventID = source.request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
+        return Driver(name: "EventSource", configuration: source.configuration, consumer: consumer,
+                      pauseMethod: pauseMethod, lastEventID: lastEventID,
+                      connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
+    }
+
+    func connect(driver: Driver, id: UInt64, lastEventID: String) {
+        var request = self.request
+        if !lastEventID.isEmpty {
+            request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
+        }
+        let connection = EventSourceConnection(id: id, driver: driver)
+        let task: URLSessionDataTask
+        let ownSession: URLSession?
+        #if canImport(Darwin)
+        if let session {
+            task = session.dataTask(with: request)
+            task.delegate = connection
+            ownSession = nil
+        } else {
+            ownSession = URLSession(configuration: sessionConfiguration, delegate: connection, delegateQueue: queue)
+            task = ownSession!.dataTask(with: request)
+        }
+        #else
+        // FoundationNetworking calls a task's own delegate only for tasks with a completion
+        // handler: a caller's session lends its configuration to a session of the connection's.
+        ownSession = URLSession(configuration: sessionConfiguration, delegate: connection, delegateQueue: queue)
+        task = ownSession!.dataTask(with: request)
+        #endif
+        if driver.attach(task, id: id) {
+            task.resume()
+        } else {
+            task.cancel()
+        }
+        ownSession?.finishTasksAndInvalidate()   // lets go of the delegate once the task ends
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// What an ``EventSource``'s data task reports, read as the driver's terms.
+extension EventStreamDriver where Decoder == EventStreamParser {
+    func responded(id: UInt64, response: URLResponse) -> Bool {
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 200
+        let contentType = http?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
+        let retryAfter = StreamAnswer.retryAfter(http?.value(forHTTPHeaderField: "Retry-After"))
+        return responded(id: id, .eventStream(status: status, contentType: contentType, retryAfter: retryAfter))
+    }
+}
+
+/// One HTTP request of a subscription: the delegate of its data task, forwarding to the driver
+/// with its id (the driver ignores a connection it has moved on from).
+final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let id: UInt64
+    let driver: EventStreamDriver<EventStreamParser>
+
+    init(id: UInt64, driver: EventStreamDriver<EventStreamParser>) {
+        self.id = id
+        self.driver = driver
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        completionHandler(driver.responded(id: id, response: response) ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        driver.received(id: id, data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        driver.completed(id: id, error: error)
+    }
+}
