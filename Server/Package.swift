@@ -149,6 +149,7 @@ let package = Package(
             dependencies: [
                 "ServerTestSupport",
                 .product(name: "SluiceHummingbird", package: "Sluice"),
+                .product(name: "SluiceEventSource", package: "Sluice"),
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "SluiceTesting", package: "Sluice"),
                 .product(name: "Hummingbird", package: "hummingbird"),

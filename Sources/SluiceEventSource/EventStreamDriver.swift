@@ -19,6 +19,8 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
     typealias Connect = @Sendable (_ driver: EventStreamDriver, _ id: UInt64, _ lastEventID: String) -> Void
 
     private let state: Locked<Machine>
+    /// The connection last suspended, and not resumed since; taken while a pause is applied.
+    private let suspended = Locked<UInt64?>(nil)
     private let name: String
     private let connect: Connect
 
@@ -52,8 +54,7 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
 
     private func perform(_ actions: Machine.Actions) {
         actions.cancel?.cancel()
-        actions.suspend?.suspend()
-        actions.resume?.resume()
+        if let (connection, id) = actions.pause { applyPause(connection, id: id) }
         if let (id, lastEventID) = actions.connect {
             connect(self, id, lastEventID)
         }
@@ -65,6 +66,24 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
             }
         }
         if actions.drain { drain() }
+    }
+
+    /// Suspends or resumes connection `id` as the machine's phase is now. One caller at a time
+    /// compares the phase with what was last applied, so the last word is always the phase's:
+    /// a resume performed before a suspend that was decided earlier cannot leave the connection
+    /// suspended while the machine reads on. (Its lock is held over `suspend()` and `resume()`,
+    /// which only record the request and never call back.)
+    func applyPause(_ connection: any EventStreamConnection, id: UInt64) {
+        suspended.withLock { suspended in
+            let wanted = state.withLock { $0.isSuspended(id) }
+            if wanted && suspended != id {
+                connection.suspend()
+                suspended = id
+            } else if !wanted && suspended == id {
+                connection.resume()
+                suspended = nil
+            }
+        }
     }
 
     /// Delivers what is buffered while there is demand; one caller at a time (the machine's

@@ -119,9 +119,10 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         var connect: (id: UInt64, lastEventID: String)?
         /// Cancel this task (a connection given up, or the subscription cancelled).
         var cancel: (any EventStreamConnection)?
-        /// Suspend / resume this task.
-        var suspend: (any EventStreamConnection)?
-        var resume: (any EventStreamConnection)?
+        /// Suspend or resume connection `id` as the phase now says (``isSuspended(_:)``): the
+        /// driver applies the phase as it is when it gets there, so that a suspend and a resume
+        /// performed on two threads cannot land in the wrong order.
+        var pause: (connection: any EventStreamConnection, id: UInt64)?
         /// Start timer `id`: the next attempt after `delay`.
         var reconnect: (id: UInt64, delay: Duration)?
         /// Run the delivery loop (this caller has become the one delivering).
@@ -160,6 +161,10 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         self.pauseMethod = pauseMethod
         reconnectionTime = configuration.reconnectionTime
     }
+
+    /// Whether connection `id` is to be suspended: the buffer was full, and has not yet been
+    /// taken down to half.
+    func isSuspended(_ id: UInt64) -> Bool { phase == .suspended(id) }
 
     /// The last event ID: what a reconnection sends as `Last-Event-ID`.
     var lastEventID: String { parser.lastEventID }
@@ -377,7 +382,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             switch pauseMethod {
             case .suspend:
                 phase = .suspended(id)
-                actions.suspend = task
+                actions.pause = task.map { ($0, id) }
             case .disconnect where !parser.lastEventID.isEmpty:
                 phase = .disconnected
                 actions.cancel = task
@@ -389,7 +394,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             }
         case .suspended(let id) where lowWater:
             phase = .streaming(id)
-            actions.resume = task
+            actions.pause = task.map { ($0, id) }
         case .disconnected where lowWater:
             let id = makeID()
             phase = .connecting(id)

@@ -141,7 +141,13 @@ final class SocketConnection: EventStreamConnection, @unchecked Sendable {
         var candidate: UnsafeMutablePointer<addrinfo>? = first
         while let address = candidate {
             candidate = address.pointee.ai_next
-            let socketFD = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            // Close-on-exec: a process the app spawns must not hold the connection open.
+            #if canImport(Glibc)
+            let type = address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue)
+            #else
+            let type = address.pointee.ai_socktype | SOCK_CLOEXEC
+            #endif
+            let socketFD = socket(address.pointee.ai_family, type, address.pointee.ai_protocol)
             guard socketFD >= 0 else { lastError = errno; continue }
             var timeout = timeval(tv_sec: Int(idleTimeout.seconds.rounded(.down)),
                                   tv_usec: Int((idleTimeout.seconds.truncatingRemainder(dividingBy: 1) * 1e6).rounded()))

@@ -53,6 +53,43 @@ struct SocketMessageTests {
     }
 }
 
+/// A connection that records what the driver asks of it.
+private final class RecordedConnection: EventStreamConnection, @unchecked Sendable {
+    let calls = Recorder<String>()
+    func cancel() { calls.append("cancel") }
+    func suspend() { calls.append("suspend") }
+    func resume() { calls.append("resume") }
+}
+
+@Suite("EventStreamDriver")
+struct EventStreamDriverTests {
+    @Test func aSuspendThatArrivesAfterTheResumeDoesNotStopTheReading() {
+        // The reading thread decides to suspend (the buffer is full) and, before it gets to it,
+        // the subscriber's thread takes the buffer down and resumes: the late suspend must not
+        // leave the connection suspended while the machine streams.
+        let connection = RecordedConnection()
+        let consumer = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
+        let driver = EventStreamDriver<SocketMessageDecoder>(
+            name: "EventSocket", configuration: EventSource.Configuration(bufferSize: 2), consumer: consumer,
+            pauseMethod: .suspend, lastEventID: "", connect: { driver, id, _ in
+                _ = driver.attach(connection, id: id)
+                _ = driver.responded(id: id, .stream)
+            })
+        driver.request(.max(1))
+        for n in 1...3 { driver.received(id: 1, Data(#"{"id":"e-\#(n)","data":"x"}"#.utf8)) }
+        #expect(connection.calls.values == ["suspend"])
+        driver.request(.max(1))
+        #expect(connection.calls.values == ["suspend", "resume"])
+        // The stale suspend of the earlier decision, performed now.
+        driver.applyPause(connection, id: 1)
+        #expect(connection.calls.values == ["suspend", "resume"])
+        // And a stale resume changes nothing either.
+        driver.applyPause(connection, id: 1)
+        #expect(connection.calls.values == ["suspend", "resume"])
+        driver.cancel()
+    }
+}
+
 @Suite("EventSocket", .serialized, .timeLimit(.minutes(1)))
 struct EventSocketTests {
     @Test func messagesInPiecesFragmentsAndPingsArriveWhole() async throws {
@@ -256,6 +293,27 @@ struct EventSocketTests {
         subscriber.cancel()
     }
 
+    @Test func aForAwaitLoopThatStopsAndRestartsTheReadingThousandsOfTimesGetsEverything() async throws {
+        // A buffer of 2 and a loop asking for one event at a time: the reading thread suspends the
+        // connection as the loop's thread resumes it, over and over. A resume that lands before
+        // the suspend decided just earlier must not leave the connection stopped for good.
+        let count = 20_000
+        let server = try LoopbackServer { connection in
+            guard connection.index == 0 else { return connection.respond(status: 204, reason: "No Content") }
+            connection.acceptWebSocket()
+            connection.write((1...count).flatMap { Frames.event($0) } + Frames.close(1000))
+            _ = connection.readFrame(limit: 60)
+            connection.close()
+        }
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), bufferSize: 2)
+        var received = 0
+        for try await event in EventSocket(url: server.webSocketURL(), configuration: configuration).events {
+            received += 1
+            #expect(event.message?.id == "e-\(received)")
+        }
+        #expect(received == count)
+    }
+
     @Test func aSilentStreamIsPingedThenTakenAsLost() async throws {
         let pings = Recorder<Int>()
         let server = try LoopbackServer { connection in
@@ -316,6 +374,36 @@ struct EventSocketTests {
         #expect(closed.values == [true])
         #expect(subscriber.completions.values.isEmpty)
     }
+
+    #if canImport(Glibc)
+    @Test func aProcessTheAppStartsDoesNotHoldTheConnection() async throws {
+        // The connection is open when the app starts a process; when the client closes it (here
+        // after the server's close), the server must see it closed — not kept open by the child.
+        let started = Recorder<Bool>()
+        let closed = Recorder<Bool>()
+        let server = try LoopbackServer { connection in
+            connection.acceptWebSocket()
+            connection.write(Frames.event(1))
+            _ = started.wait(forCountBlocking: 1)
+            connection.write(Frames.close(1008, "go"))
+            _ = connection.readFrame()   // the client's answering close
+            closed.append(connection.waitForClientClose(limit: 10))
+        }
+        let subscriber = RecordingSubscriber()
+        EventSocket(url: server.webSocketURL(), configuration: quick).subscribe(subscriber)
+        #expect(await subscriber.events.wait(forCount: 1))
+        var pid: pid_t = 0
+        let arguments: [String] = ["/bin/sleep", "30"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+        defer { kill(pid, SIGKILL); waitpid(pid, nil, 0) }
+        started.append(true)
+        #expect(await closed.wait(forCount: 1, limit: 20))
+        #expect(closed.values == [true])
+        #expect(subscriber.completions.values == [.failure(.closed(code: 1008, reason: "go"))])
+    }
+    #endif
 
     @Test func forAwaitReadsResumesAndEndsAt204() async throws {
         let server = try LoopbackServer { connection in

@@ -164,14 +164,16 @@ struct EventSourceMachineTests {
         _ = machine.received(id: id, Data("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8))
         _ = machine.nextStep(adding: .none)
         guard case .stop(let stop) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
-        #expect(stop.suspend != nil)
+        #expect(stop.pause?.id == id)
         #expect(machine.phase == .suspended(id))
+        #expect(machine.isSuspended(id))
         _ = machine.request(.max(2))
         _ = machine.nextStep(adding: .none)
         _ = machine.nextStep(adding: .none)
         guard case .stop(let resume) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
-        #expect(resume.resume != nil)
+        #expect(resume.pause?.id == id)
         #expect(machine.phase == .streaming(id))
+        #expect(!machine.isSuspended(id))
     }
 
     @Test func cancelLetsGoOfEverything() {

@@ -257,4 +257,15 @@ final class Recorder<Value: Sendable>: Sendable {
     func wait(forCount count: Int, limit: Double = 10) async -> Bool {
         await wait(limit: limit) { $0.count >= count }
     }
+
+    /// Waits, blocking the calling thread (a server connection's), until there are at least
+    /// `count` values or `limit` seconds passed.
+    func wait(forCountBlocking count: Int, limit: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(limit)
+        while values.count < count {
+            guard Date() < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
+    }
 }

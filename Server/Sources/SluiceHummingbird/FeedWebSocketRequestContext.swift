@@ -39,6 +39,30 @@ public struct FeedWebSocketRequestContext: RequestContext, WebSocketRequestConte
         start.withLockedValue { $0 = fixed }
     }
 
+    /// The answer to the upgrade of a socket whose feed `feed` gives (a topic's), the client's start
+    /// fixed in that feed.
+    ///
+    /// When the feed cannot be had for now — a ``/SluiceFeed/FeedRefusal`` that a retry may change:
+    /// its log's database unreachable, a bound reached — the upgrade is answered all the same: the
+    /// handler asks for the feed again, and a handler that throws closes the socket with 1011
+    /// (unexpected condition), which a client retries after a backoff. (An error thrown here would
+    /// be answered by hummingbird-websocket with 400, which a client takes as final.) A refusal that
+    /// retrying will not change — a topic name outside the rule — is thrown: 400.
+    ///
+    /// ```swift
+    /// sockets.ws("ws/:topic", shouldUpgrade: { request, context in
+    ///     try await context.upgrade(request) { try await feeds.feed(of: try context.parameters.require("topic")) }
+    /// }) { inbound, outbound, context in … }
+    /// ```
+    public func upgrade<Output>(_ request: Request, feed: () async throws -> EventFeed<Output>) async throws -> RouterShouldUpgrade {
+        do {
+            fixStart(of: request, in: try await feed())
+        } catch where FeedRefusal(error).isRetriable {
+            // Upgraded without a fixed start: the handler's feed, if it can be had, starts there.
+        }
+        return .upgrade([:])
+    }
+
     /// The start ``fixStart(of:in:)`` fixed, if it was called.
     public var fixedStart: ResumePoint? { start.withLockedValue { $0 } }
 }

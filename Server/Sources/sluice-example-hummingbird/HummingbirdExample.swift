@@ -72,8 +72,7 @@ import SluicePostgres
         sockets.ws("ws/:topic", shouldUpgrade: { request, context in
             let topic = try context.parameters.require("topic")
             try authorize(request, topic)
-            context.fixStart(of: request, in: try await feeds.feed(of: topic))   // every event from the upgrade on
-            return .upgrade([:])
+            return try await context.upgrade(request) { try await feeds.feed(of: topic) }   // every event from the upgrade on
         }) { inbound, outbound, context in
             let feed = try await feeds.feed(of: try context.requestContext.parameters.require("topic"))
             let socket = WebSocketFeed(feed: feed) { id, event in .text(SocketMessage.json(id: id, data: event.data)) }

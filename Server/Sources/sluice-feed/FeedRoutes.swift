@@ -16,6 +16,7 @@ import SluiceHummingbird
 ///   connection asks for one first.
 /// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":"…","data":"…"}`
 ///   (resume with `?lastEventId=<id>`); each text message the client sends is posted as an event.
+///   With `--postgres`, `GET /ws/{topic}` too: the topic's events, messages posted to it.
 /// - `POST /events` (and, with `--postgres`, `POST /events/{topic}`) — the body (UTF-8 text, at most
 ///   1 MiB) becomes one event. With `--postgres` it is appended to the event log under its
 ///   `Idempotency-Key`, if any, and answered as ``PostAnswer`` says (202 with `{"id":"<id>"}` once
@@ -122,15 +123,22 @@ struct FeedRoutes: Sendable {
         guard let sluice = engine as? SluiceEngine else { return router }
         let routes = self
         let backend = backend
-        // The client's start is fixed before the upgrade is answered: a client gets every event
-        // from the moment its socket opens.
-        router.ws("/ws", shouldUpgrade: { request, context in
-            context.fixStart(of: request, in: try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed)
-            return .upgrade([:])
-        }) { inbound, outbound, context in
-            let feed = try await backend?.feeds.feed(of: EventLogBackend.defaultTopic) ?? sluice.feed
-            try await SluiceEngine.serveWebSocket(feed: feed, inbound: inbound, outbound: outbound, context: context) { text in
-                _ = await routes.post(Array(text.utf8), idempotencyKey: nil)
+        // A socket's feed: with --postgres, its topic's (`/ws` is the default topic); else the engine's.
+        let feed: @Sendable (String) async throws -> EventFeed<ServerSentEvent> = { topic in
+            try await backend?.feeds.feed(of: topic) ?? sluice.feed
+        }
+        let topic: @Sendable (FeedWebSocketRequestContext) -> String = { $0.parameters.get("topic") ?? EventLogBackend.defaultTopic }
+        for path in backend == nil ? ["/ws"] : ["/ws", "/ws/:topic"] {
+            // The client's start is fixed before the upgrade is answered: a client gets every event
+            // from the moment its socket opens.
+            router.ws(RouterPath(path), shouldUpgrade: { request, context in
+                try await context.upgrade(request) { try await feed(topic(context)) }
+            }) { inbound, outbound, context in
+                let topic = topic(context.requestContext)
+                try await SluiceEngine.serveWebSocket(feed: try await feed(topic), inbound: inbound, outbound: outbound,
+                                                      context: context) { text in
+                    _ = await routes.post(Array(text.utf8), to: topic, idempotencyKey: nil)
+                }
             }
         }
         return router

@@ -13,8 +13,8 @@ import Testing
 /// killed with SIGKILL and started again, an instance is cut off from PostgreSQL (its clients
 /// resume on the others) and PostgreSQL itself is restarted; a keyed append whose answer is lost
 /// after its commit is retried with its key. Every client must get every committed event exactly
-/// once, in order, and no rolled-back one — the test's own SSE clients and two Swift clients
-/// (SluiceEventSource) behind a proxy that moves them.
+/// once, in order, and no rolled-back one — the test's own SSE clients and three Swift clients
+/// (SluiceEventSource: two over SSE, one over WebSocket) behind a proxy that moves them.
 ///
 /// It restarts the database, so `Server/test` runs it alone, after the other tests.
 @Suite(.serialized) struct FleetTests {
@@ -65,10 +65,10 @@ import Testing
         let joined = await waitUntil { clients.allSatisfy { $0.joined >= 1 } }
         #expect(joined, "not every client's stream began within a minute")
 
-        // Two Swift clients (SluiceEventSource: its AsyncSequence, its publisher) on one URL, a
-        // proxy that carries each new connection to the next instance up and drops every
-        // connection every 3 s: they move between instances, resuming with Last-Event-ID by
-        // themselves. Their first request resumes from the topic's origin, so nothing is missed
+        // Three Swift clients (SluiceEventSource: its AsyncSequence, its publisher, its WebSocket
+        // client) through one proxy that carries each new connection to the next instance up and
+        // drops every connection every 3 s: they move between instances, resuming with
+        // Last-Event-ID (`lastEventId`) by themselves. Their first request resumes from the topic's origin, so nothing is missed
         // before they join.
         let turn = NIOLockedValueBox(0)
         let mover = try await FreezingProxy {
@@ -79,8 +79,10 @@ import Testing
             }
         }
         let url = URL(string: "http://127.0.0.1:\(mover.port)/events/\(topic)?lastEventId=\(EventID.origin)")!
+        let socketURL = URL(string: "ws://127.0.0.1:\(mover.port)/ws/\(topic)?lastEventId=\(EventID.origin)")!
         let swiftClients = [SwiftFleetClient(name: "Swift (for await)", surface: .asyncSequence, url: url),
-                            SwiftFleetClient(name: "Swift (publisher)", surface: .publisher, url: url)]
+                            SwiftFleetClient(name: "Swift (publisher)", surface: .publisher, url: url),
+                            SwiftFleetClient(name: "Swift (WebSocket)", surface: .socket, url: socketURL)]
         let swiftTasks = swiftClients.map { swiftClient in Task { await swiftClient.run(stop: stop) } }
         // Every 15 s, where everyone stands: a run that stalls says where.
         let progress = Task {
@@ -357,6 +359,13 @@ func spawn(_ arguments: [String], output: String?, environment: [String: String]
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else of the test's: a socket it closes must close (the proxy's, a client's), not
+    // stay open in an instance or a PostgreSQL server it started. (glibc's
+    // `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not declare.)
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let closeFrom = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { throw FleetFailure("glibc has no posix_spawn_file_actions_addclosefrom_np") }
+    _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
     let argv = arguments.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var variables = ProcessInfo.processInfo.environment

@@ -4,12 +4,13 @@ import Sluice
 import SluiceEventSource
 import SluiceFeed
 
-/// A Swift client of the fleet: SluiceEventSource's `EventSource` on one URL — a proxy that the
-/// fleet test moves between instances by dropping its connections — reconnecting and resuming with
-/// `Last-Event-ID` by itself, as a browser does. Read through the `AsyncSequence` (`events`) or
-/// through the Combine publisher (a subscriber of its own).
+/// A Swift client of the fleet: SluiceEventSource's `EventSource` (or its WebSocket counterpart,
+/// `EventSocket`) on one URL — a proxy that the fleet test moves between instances by dropping its
+/// connections — reconnecting and resuming with `Last-Event-ID` (`lastEventId`) by itself, as a
+/// browser does. Read through the `AsyncSequence` (`events`) or through the Combine publisher (a
+/// subscriber of its own).
 final class SwiftFleetClient: Sendable {
-    enum Surface: String, Sendable { case asyncSequence = "async", publisher }
+    enum Surface: String, Sendable { case asyncSequence = "async", publisher, socket }
 
     let name: String
     let surface: Surface
@@ -30,12 +31,17 @@ final class SwiftFleetClient: Sendable {
     /// Reads until it has every event (`stop.last`, once known) or the deadline passes.
     func run(stop: ClientsStop) async {
         // Reconnect soon after a move (the server's `retry:` of 3 s would be slow for a test).
-        let source = EventSource(url: url, configuration: .init(reconnectionTime: .milliseconds(200), maximumBackoff: .seconds(1)))
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(200), maximumBackoff: .seconds(1))
+        let source = EventSource(url: url, configuration: configuration)
         let reading = Task { [self] in
             switch surface {
-            case .asyncSequence:
+            case .asyncSequence, .socket:
                 do {
-                    for try await event in source.events { if take(event, stop) { return } }
+                    if surface == .socket {
+                        for try await event in EventSocket(url: url, configuration: configuration).events { if take(event, stop) { return } }
+                    } else {
+                        for try await event in source.events { if take(event, stop) { return } }
+                    }
                     if !Task.isCancelled { state.withLockedValue { $0.ended = "finished" } }
                 } catch {
                     state.withLockedValue { $0.ended = "\(error)" }
