@@ -1,5 +1,6 @@
-// sluice-tail: prints the events of a Server-Sent Events stream as they come, and resumes it with
-// Last-Event-ID whenever the connection drops.
+// sluice-tail: prints the events of a Server-Sent Events stream (an http or https URL) or of a Sluice
+// feed's WebSocket stream (ws or wss) as they come, and resumes it after the last event whenever the
+// connection drops (Last-Event-ID; a WebSocket's lastEventId).
 //
 //     sluice-tail [--header 'Name: value']... [--last-event-id ID] URL
 import Foundation
@@ -34,9 +35,18 @@ while let argument = arguments.popFirst() {
 }
 guard let urlString, let url = URL(string: urlString) else { usage() }
 
+let overWebSocket = ["ws", "wss"].contains(url.scheme?.lowercased() ?? "")
 var request = URLRequest(url: url)
 for (name, value) in headers { request.addValue(value, forHTTPHeaderField: name) }
-if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+if let lastEventID {
+    if overWebSocket, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+        components.queryItems = (components.queryItems ?? []).filter { $0.name != "lastEventId" }
+            + [URLQueryItem(name: "lastEventId", value: lastEventID)]
+        request.url = components.url ?? url
+    } else {
+        request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
+    }
+}
 
 /// One line per event: `id`, `event` and `data` (its line breaks shown as `\n`).
 func line(for event: EventSource.Event) -> String {
@@ -54,7 +64,9 @@ func line(for event: EventSource.Event) -> String {
 }
 
 do {
-    for try await event in EventSource(request: request).events {
+    let events: any AsyncSequence<EventSource.Event, any Error> = overWebSocket
+        ? EventSocket(request: request).events : EventSource(request: request).events
+    for try await event in events {
         print(line(for: event))
         fflush(nil)   // every line at once, also into a pipe
     }

@@ -10,9 +10,7 @@ import Darwin
 /// and frames written byte for byte as RFC 6455 says (or, on purpose, as it does not).
 extension LoopbackServer.Connection {
     /// The `lastEventId` query parameter of the handshake request, if any.
-    var lastEventId: String? {
-        URLComponents(string: request.path)?.queryItems?.first { $0.name == "lastEventId" }?.value
-    }
+    var lastEventId: String? { request.lastEventId }
 
     /// Answers the handshake with 101 and the accept value its key asks for (or `accept`).
     @discardableResult
@@ -83,6 +81,13 @@ extension LoopbackServer.Connection {
             bytes += chunk[0..<received]
         }
         return bytes
+    }
+}
+
+extension LoopbackServer.Request {
+    /// The `lastEventId` query parameter of the request, if any.
+    var lastEventId: String? {
+        URLComponents(string: path)?.queryItems?.first { $0.name == "lastEventId" }?.value
     }
 }
 

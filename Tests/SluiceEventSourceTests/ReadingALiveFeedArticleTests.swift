@@ -88,6 +88,39 @@ struct ReadingALiveFeedArticleTests {
         #expect(server.requests.values.map { $0.headers["last-event-id"] } == [nil, "a-2", "b-1"])
     }
 
+    @Test func theWebSocketLoopRuns() async throws {
+        // The same feed over WebSocket: two prices, the server going away, a third after resuming.
+        let server = try LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.text(#"{"id":"a-1","data":"101"}"#)
+                                 + LoopbackServer.Connection.text(#"{"id":"a-2","data":"102"}"#) + LoopbackServer.Connection.close(1001))
+                _ = connection.readFrame()
+                connection.close()
+            case 1:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.text(#"{"id":"a-3","data":"103"}"#) + LoopbackServer.Connection.close(1000))
+                _ = connection.readFrame()
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }
+        let url = server.webSocketURL("/ws/prices")
+        let shown = Recorder<String>()
+        func show(_ text: String) { shown.append(text) }
+
+        // Article: begin
+        for try await event in EventSocket(url: url).events {
+            if let message = event.message { show("\(message.id): \(message.data)") }
+        }
+        // Article: end
+
+        #expect(shown.values == ["a-1: 101", "a-2: 102", "a-3: 103"])
+        #expect(server.requests.values.map(\.lastEventId) == [nil, "a-2", "a-3"])
+    }
+
     @Test func theArticleShowsTheCodeAsItRuns() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let source = try String(contentsOf: here.appendingPathComponent("ReadingALiveFeedArticleTests.swift"), encoding: .utf8)
@@ -99,7 +132,7 @@ struct ReadingALiveFeedArticleTests {
             let indent = lines.filter { !$0.allSatisfy(\.isWhitespace) }.map { $0.prefix(while: { $0 == " " }).count }.min() ?? 0
             return lines.map { $0.dropFirst(min(indent, $0.count)) }.joined(separator: "\n") + "\n"
         }
-        #expect(snippets.count == 2)
+        #expect(snippets.count == 3)
         for snippet in snippets {
             #expect(blocks.contains(snippet), "the article does not show this code as it runs:\n\(snippet)")
         }

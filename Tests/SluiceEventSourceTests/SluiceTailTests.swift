@@ -41,4 +41,39 @@ struct SluiceTailTests {
         #expect(server.requests.values.map { $0.headers["last-event-id"] } == [nil, "e-1", "e-6"])
         #expect(server.requests.values.map { $0.headers["authorization"] } == ["Bearer t", "Bearer t", "Bearer t"])
     }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sluiceTail.path), "sluice-tail is built beside the tests"))
+    func readsAFeedsWebSocketStreamAndResumesWithLastEventId() async throws {
+        let server = try LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.event(6) + Array(LoopbackServer.Connection.event(7).prefix(5)))
+                connection.close()
+            case 1:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.text(#"{"event":"dropped","dropped":2}"#)
+                                 + LoopbackServer.Connection.event(9) + LoopbackServer.Connection.close(1000))
+                _ = connection.readFrame()
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }
+        let process = Process()
+        process.executableURL = sluiceTail
+        process.arguments = ["--last-event-id", "e-5", server.webSocketURL("/ws/prices").absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at the 204)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: printed, as: UTF8.self).split(separator: "\n") == [
+            "id: e-6\tevent: message\tdata: event 6",
+            "-- dropped: the server dropped 2 events for this client",
+            "id: e-9\tevent: message\tdata: event 9",
+        ])
+        #expect(server.requests.values.map(\.lastEventId) == ["e-5", "e-6", "e-9"])
+    }
 }
