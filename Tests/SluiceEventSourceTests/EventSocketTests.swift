@@ -333,6 +333,7 @@ struct EventSocketTests {
         let subscriber = RecordingSubscriber()
         EventSocket(url: server.webSocketURL(), configuration: configuration).subscribe(subscriber)
         #expect(await subscriber.events.wait(forCount: 2))
+        #expect(await pings.wait(forCount: 1))
         #expect(pings.values == [0])
         #expect(server.requests.values.map { $0.headers["sec-websocket-key"] != nil } == [true, true])
         #expect(URLComponents(string: server.requests.values[1].path)?.queryItems?.first?.value == "e-1")
@@ -401,6 +402,7 @@ struct EventSocketTests {
         started.append(true)
         #expect(await closed.wait(forCount: 1, limit: 20))
         #expect(closed.values == [true])
+        #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values == [.failure(.closed(code: 1008, reason: "go"))])
     }
     #endif
