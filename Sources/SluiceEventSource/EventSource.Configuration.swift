@@ -19,6 +19,14 @@ extension EventSource {
         /// When the buffer is full the client stops reading the stream until the subscriber
         /// takes events (see ``EventSource``'s "Demand").
         public var bufferSize: Int
+        /// With FoundationNetworking, which cannot pause a transfer: the most bytes read past a full
+        /// buffer and held unparsed before the client closes the connection, to resume it with
+        /// `Last-Event-ID` once the subscriber has taken them (256 KiB, and at most half of
+        /// ``maximumEventSize``; 0: close as soon as the buffer is full). A larger read-ahead
+        /// resumes a stream faster than its subscriber less often, for the memory it holds. Where
+        /// the reading can be paused (Apple's systems, an ``EventSocket``), it stops at the full
+        /// buffer.
+        public var readAhead: Int
         /// Whether `reset`, `dropped` and `shutdown` events are published as the typed values of a
         /// Sluice feed (`true`) or as ordinary events.
         public var recognizesSluiceControlEvents: Bool
@@ -41,20 +49,23 @@ extension EventSource {
         ///   - jitter: The random share of a backed-off wait (0.5).
         ///   - maximumAttempts: Consecutive failed attempts before giving up (`nil`: never).
         ///   - bufferSize: Events held beyond the subscriber's demand (64).
+        ///   - readAhead: Bytes read past a full buffer before closing (FoundationNetworking: 256 KiB).
         ///   - recognizesSluiceControlEvents: Typed `reset`, `dropped` and `shutdown` (`true`).
         ///   - maximumEventSize: The most bytes one event may take (4 MiB).
         ///   - idleTimeout: The silence after which a connection is taken as lost (60 s).
         public init(reconnectionTime: Duration = .seconds(3), maximumBackoff: Duration = .seconds(30),
-                    jitter: Double = 0.5, maximumAttempts: Int? = nil, bufferSize: Int = 64,
+                    jitter: Double = 0.5, maximumAttempts: Int? = nil, bufferSize: Int = 64, readAhead: Int = 256 << 10,
                     recognizesSluiceControlEvents: Bool = true, maximumEventSize: Int = 4 << 20,
                     idleTimeout: Duration = .seconds(60)) {
             precondition(bufferSize >= 1, "EventSource.Configuration: bufferSize must be at least 1")
+            precondition(readAhead >= 0, "EventSource.Configuration: readAhead must not be negative")
             precondition((0...1).contains(jitter), "EventSource.Configuration: jitter must be within 0...1")
             self.reconnectionTime = reconnectionTime
             self.maximumBackoff = maximumBackoff
             self.jitter = jitter
             self.maximumAttempts = maximumAttempts
             self.bufferSize = bufferSize
+            self.readAhead = readAhead
             self.recognizesSluiceControlEvents = recognizesSluiceControlEvents
             self.maximumEventSize = maximumEventSize
             self.idleTimeout = idleTimeout

@@ -44,13 +44,13 @@ import Sluice
 /// the stream, so the server's own flow control (and a Sluice feed's slow-client policy, which says
 /// what it dropped with `dropped`) takes over. Nothing is dropped by the client. On Apple's systems
 /// the data task is suspended and resumed once the subscriber has taken half the buffer. With
-/// FoundationNetworking, which cannot suspend a transfer, the connection is closed and, once the
-/// subscriber has taken half the buffer, reopened with `Last-Event-ID`: a server that resumes by
-/// event ID (as a Sluice feed does) then sends exactly what followed; from a server that does not,
-/// the events sent in between are lost. A stream that comes faster than its subscriber takes it
-/// then resumes often — a `for await` loop asks for one event at a time, and one 16 KiB chunk of
-/// small events can hold more than the buffer: give such a stream a larger
-/// ``Configuration/bufferSize``. A stream that has sent no event ID cannot be resumed (a
+/// FoundationNetworking, which cannot suspend a transfer, the client reads on, holding what
+/// arrives unparsed, until ``Configuration/readAhead`` bytes (256 KiB) wait behind the full
+/// buffer; then it closes the connection and, once the subscriber has taken what was held,
+/// reopens it with `Last-Event-ID`: a server that resumes by event ID (as a Sluice feed does) then
+/// sends exactly what followed; from a server that does not, the events sent in between are lost.
+/// A stream that comes faster than its subscriber takes it resumes once per read-ahead. A stream
+/// that has sent no event ID cannot be resumed (a
 /// new request would start it over), so there the client reads on and holds the bytes unparsed —
 /// up to ``Configuration/maximumEventSize``, past which it fails with
 /// ``EventSourceError/subscriberTooSlow(limit:)``.

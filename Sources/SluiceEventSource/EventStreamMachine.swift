@@ -107,9 +107,11 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     enum PauseMethod {
         /// The connection's `suspend()`, and `resume()` when there is room.
         case suspend
-        /// Closing the connection, and reconnecting with `Last-Event-ID` when there is room; for a
-        /// stream without an event ID yet (nothing to resume from), reading on and holding the
-        /// bytes unparsed, up to the configuration's `maximumEventSize`.
+        /// Reading on past a full buffer until the bytes held unparsed pass the configuration's
+        /// `readAhead`, then closing the connection, and reconnecting with `Last-Event-ID` once the
+        /// subscriber has taken what was held; for a stream without an event ID yet (nothing to
+        /// resume from), reading on and holding the bytes unparsed, up to the configuration's
+        /// `maximumEventSize`.
         case disconnect
     }
 
@@ -270,7 +272,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         if !data.isEmpty { failures = 0 }   // an attempt has succeeded once its stream sends something
         parser.take(data)
         settle(&actions)
-        if parser.unfinishedEventSize > configuration.maximumEventSize {
+        if phase != .disconnected, parser.unfinishedEventSize > configuration.maximumEventSize {
             if buffer.count < configuration.bufferSize {
                 // The parser stopped for want of bytes, inside an event too large.
                 end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
@@ -384,6 +386,9 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
                 phase = .suspended(id)
                 actions.pause = task.map { ($0, id) }
             case .disconnect where !parser.lastEventID.isEmpty:
+                // What was received is kept, and parsed as the subscriber takes events, up to the
+                // read-ahead; past it the connection is closed, to resume after the last event.
+                guard parser.unfinishedEventSize > Swift.min(configuration.readAhead, configuration.maximumEventSize / 2) else { break }
                 phase = .disconnected
                 actions.cancel = task
                 task = nil

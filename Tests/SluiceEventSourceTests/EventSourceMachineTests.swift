@@ -127,7 +127,7 @@ struct EventSourceMachineTests {
     }
 
     @Test func aFullBufferStopsTheReadingAndHalfEmptyRestartsIt() {
-        var machine = machine(EventSource.Configuration(bufferSize: 4))
+        var machine = machine(EventSource.Configuration(bufferSize: 4, readAhead: 0))
         let id = machine.request(.max(1)).connect!.id
         let attached = machine.attach(task(), id: id)
         #expect(attached)
@@ -153,6 +153,37 @@ struct EventSourceMachineTests {
         }
         #expect(machine.buffer.count == 4)
         #expect(machine.lastEventID == "7")
+    }
+
+    @Test func aFullBufferKeepsTheConnectionWhileWhatWaitsBehindItFitsTheReadAhead() {
+        var machine = machine(EventSource.Configuration(bufferSize: 2, readAhead: 64))
+        let id = machine.request(.max(1)).connect!.id
+        let attached = machine.attach(task(), id: id)
+        #expect(attached)
+        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        // 1 delivered, 2 buffered, and 30 bytes (two events) held unparsed behind them: under the read-ahead.
+        _ = machine.received(id: id, Data((1...5).map { "id: \($0)\ndata: \($0)\n\n" }.joined().utf8))
+        guard case .deliver = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }
+        guard case .stop(let kept) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+        #expect(kept.cancel == nil)
+        #expect(machine.phase == .streaming(id))
+        // 60 bytes more: 90 held, past the read-ahead: closed, to resume after the last parsed event.
+        let closed = machine.received(id: id, Data((6...9).map { "id: \($0)\ndata: \($0)\n\n" }.joined().utf8))
+        #expect(closed.cancel != nil)
+        #expect(machine.phase == .disconnected)
+        #expect(machine.lastEventID == "3")
+        // What was held is delivered before the client reconnects: 4 to 9 without a connection.
+        var delivered: [String] = []
+        var connect: (id: UInt64, lastEventID: String)?
+        while connect == nil, delivered.count < 10 {
+            _ = machine.request(.max(1))
+            guard case .deliver(let event, _) = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }
+            delivered.append(event.message!.data)
+            guard case .stop(let after) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
+            connect = after.connect
+        }
+        #expect(delivered == ["2", "3", "4", "5", "6", "7", "8"])
+        #expect(connect?.lastEventID == "9")
     }
 
     @Test func aSuspendedTaskIsResumedAtHalfTheBuffer() {

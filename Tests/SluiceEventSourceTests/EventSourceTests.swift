@@ -297,7 +297,9 @@ struct EventSourceTests {
             let buffered = driverBox.withLock { $0 }?.bufferedCount ?? 0
             held.store(max(held.load(ordering: .relaxed), buffered), ordering: .relaxed)
         }
-        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), bufferSize: 4)
+        // A read-ahead of 16 KiB, less than the 80 KB sent: with FoundationNetworking the client
+        // closes the connection once the buffer is full and 16 KiB wait behind it.
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), bufferSize: 4, readAhead: 16_384)
         EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
         driverBox.withLock { $0 = subscriber.driver }
         let driver = try #require(subscriber.driver)
@@ -306,7 +308,7 @@ struct EventSourceTests {
         // The data task is suspended: wait until the buffer is full.
         #expect(await waitUntil { driver.bufferedCount == 4 })
         #else
-        // FoundationNetworking: the client closed the connection once the buffer was full.
+        // FoundationNetworking: the client closed the connection once the read-ahead was passed.
         #expect(await server.closed.wait(forCount: 1))
         #endif
         #expect(subscriber.events.values.count == 1)
@@ -330,6 +332,29 @@ struct EventSourceTests {
         #expect(!resumedAfter.isEmpty)
         #expect(resumedAfter == resumedAfter.sorted { Int($0.dropFirst(2))! < Int($1.dropFirst(2))! })
         #endif
+        subscriber.cancel()
+    }
+
+    @Test func aSlowSubscriberIsServedFromTheReadAheadOnOneConnection() async throws {
+        // 40 events of 2 KB, within the default read-ahead (256 KiB): a subscriber that takes
+        // them one at a time holds at most the buffer in events, and the connection stays open.
+        let padding = String(repeating: "x", count: 2_000)
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            connection.write((1..<41).map { frame($0, "event \($0) \(padding)") }.joined())
+            connection.waitForClientClose(limit: 30)
+        }
+        let subscriber = RecordingSubscriber(initialDemand: .max(1))
+        EventSource(url: server.url(), configuration: EventSource.Configuration(bufferSize: 4)).subscribe(subscriber)
+        let driver = try #require(subscriber.driver)
+        for received in 1...40 {
+            #expect(await subscriber.events.wait(forCount: received))
+            #expect(driver.bufferedCount <= 4)
+            subscriber.request(.max(1))
+        }
+        #expect(subscriber.data == (1...40).map { "event \($0) \(padding)" })
+        #expect(server.requests.values.count == 1)
+        #expect(server.closed.values.isEmpty)
         subscriber.cancel()
     }
 

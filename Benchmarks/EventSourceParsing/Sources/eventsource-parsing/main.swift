@@ -129,9 +129,9 @@ func serveStream() -> Int {
 }
 
 /// One client of the server at `url` until it has every event: SluiceEventSource's `EventSource`,
-/// read through its AsyncSequence.
-func endToEnd(_ url: URL) async -> Checksum {
-    let source = SluiceEventSource.EventSource(url: url)
+/// read through its AsyncSequence, with `configuration`.
+func endToEnd(_ url: URL, _ configuration: SluiceEventSource.EventSource.Configuration = .init()) async -> Checksum {
+    let source = SluiceEventSource.EventSource(url: url, configuration: configuration)
     var sum = Checksum()
     do {
         for try await event in source.events {
@@ -216,7 +216,9 @@ print("End to end: one client of a loopback HTTP server writing the same stream 
 print("")
 print("| client | events per second | CPU per event (client and server) | wall per event | connections per round |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for (label, client) in [("SluiceEventSource `EventSource`, `for try await` (one event asked at a time)", endToEnd),
+for (label, client) in [("SluiceEventSource `EventSource`, `for try await` (one event asked at a time)", { await endToEnd($0) }),
+                        ("the same, `readAhead: 0` (closing as soon as the buffer is full)",
+                         { await endToEnd($0, .init(readAhead: 0)) }),
                         ("SluiceEventSource `EventSource`, Combine `sink` (unlimited demand)", endToEndPublisher)]
     as [(String, (URL) async -> Checksum)] {
     var samples: [Sample] = []
