@@ -185,9 +185,9 @@ extension EventStreamDriver where Decoder == SocketMessageDecoder {
         case 1000, 1001, 1005, 1006:
             completed(id: id, error: nil)
         case 1011, 1012, 1013, 1014:
-            refused(id: id, because: "closed with code \(code)\(reason.isEmpty ? "" : ": \(reason)")")
+            ended(id: id, with: .retry(reason: "closed with code \(code)\(reason.isEmpty ? "" : ": \(reason)")", retryAfter: nil))
         default:
-            failed(id: id, .closed(code: code, reason: reason))
+            ended(id: id, with: .failure(.closed(code: code, reason: reason)))
         }
     }
 }

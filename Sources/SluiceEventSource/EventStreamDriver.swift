@@ -128,14 +128,9 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
         perform(state.withLock { $0.completed(id: id, error: error) })
     }
 
-    /// Connection `id` was refused after it opened: a failed attempt, retried after a backoff.
-    func refused(id: UInt64, because reason: String) {
-        perform(state.withLock { $0.refused(id: id, because: reason) })
-    }
-
-    /// Connection `id` ended in a way retrying will not change.
-    func failed(id: UInt64, _ error: EventSourceError) {
-        perform(state.withLock { $0.failed(id: id, error) })
+    /// Connection `id` was ended by its server with `answer` (see ``EventStreamMachine/ended(id:with:)``).
+    func ended(id: UInt64, with answer: StreamAnswer) {
+        perform(state.withLock { $0.ended(id: id, with: answer) })
     }
 }
 

@@ -306,24 +306,19 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         return actions
     }
 
-    /// Open connection `id` ended with an answer of its server that counts as a failed attempt
-    /// (a WebSocket's close "try again later"): the next attempt waits a backoff.
-    mutating func refused(id: UInt64, because reason: String) -> Actions {
+    /// Connection `id`, open or not, was ended by its server with `answer`: a failed attempt
+    /// (``StreamAnswer/retry(reason:retryAfter:)``: a WebSocket's close "try again later") waits a
+    /// backoff; a failure, or the end, completes the subscription after the events received.
+    mutating func ended(id: UInt64, with answer: StreamAnswer) -> Actions {
         var actions = Actions()
         guard phase == .connecting(id) || phase == .streaming(id) || phase == .suspended(id) else { return actions }
         task = nil
-        attemptFailed(because: reason, &actions)
-        settle(&actions)
-        return actions
-    }
-
-    /// Connection `id` ended in a way that retrying will not change: the subscription fails, after
-    /// the events already received.
-    mutating func failed(id: UInt64, _ error: EventSourceError) -> Actions {
-        var actions = Actions()
-        guard phase == .connecting(id) || phase == .streaming(id) || phase == .suspended(id) else { return actions }
-        task = nil
-        end(with: .failure(error), &actions)
+        switch answer {
+        case .retry(let reason, let retryAfter): attemptFailed(because: reason, retryAfter: retryAfter, &actions)
+        case .failure(let error): end(with: .failure(error), &actions)
+        case .finished: end(with: .finished, &actions)
+        case .stream: preconditionFailure("a connection cannot end with a stream")
+        }
         settle(&actions)
         return actions
     }
@@ -371,13 +366,16 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         if let milliseconds = parser.reconnectionTime {
             reconnectionTime = .milliseconds(milliseconds)
         }
-        if delivering { return }   // the delivery loop settles again when it stops
-        if (demand > .none && !buffer.isEmpty) || (buffer.isEmpty && completion != nil) {
+        let deliverable = (demand > .none && !buffer.isEmpty) || (buffer.isEmpty && completion != nil)
+        if deliverable && !delivering {
             delivering = true
             actions.drain = true
             return
         }
-        let full = buffer.count >= configuration.bufferSize
+        // Whether or not a delivery is under way (one that goes on for as long as its subscriber
+        // keeps asking must not let the bytes behind a full buffer grow unchecked): the reading
+        // stops when the buffer is full with nothing asked for, and starts again at half.
+        let full = buffer.count >= configuration.bufferSize && demand == .none
         let lowWater = buffer.count <= configuration.bufferSize / 2
         switch phase {
         case .streaming(let id) where full:

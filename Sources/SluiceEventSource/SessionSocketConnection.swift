@@ -110,7 +110,7 @@ final class SessionSocketConnection: NSObject, EventStreamConnection, URLSession
     private func ended(with error: (any Error)?) {
         guard endOnce() else { return }
         if let error = error as? URLError, error.code == .unsupportedURL {
-            driver.failed(id: id, .webSocketUnavailable)
+            driver.ended(id: id, with: .failure(.webSocketUnavailable))
             return
         }
         if let response = task?.response as? HTTPURLResponse, response.statusCode != 101 {

@@ -114,7 +114,7 @@ final class SocketConnection: EventStreamConnection, @unchecked Sendable {
         case .closed(let code, let reason):
             driver.closed(id: id, code: code, reason: reason)
         case .failure(let error):
-            driver.failed(id: id, error)
+            driver.ended(id: id, with: .failure(error))
         case .cancelled:
             break
         }

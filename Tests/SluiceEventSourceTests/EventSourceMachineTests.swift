@@ -20,6 +20,17 @@ struct EventSourceMachineTests {
         EventStreamMachine<EventStreamParser>(configuration: configuration, consumer: ignore, pauseMethod: pause)
     }
 
+    /// Opens `machine`'s first connection: its subscriber asks for one event, the task is
+    /// attached and answered 200 with an event stream. The connection's id.
+    private func open(_ machine: inout EventStreamMachine<EventStreamParser>) -> UInt64 {
+        let id = machine.request(.max(1)).connect!.id
+        let attached = machine.attach(task(), id: id)
+        #expect(attached)
+        let allowed = machine.responded(id: id, status: 200, contentType: "text/event-stream").allow
+        #expect(allowed)
+        return id
+    }
+
     /// A task that is never resumed: the machine only holds it and names it in its actions.
     private func task() -> URLSessionDataTask {
         URLSession.shared.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
@@ -128,10 +139,7 @@ struct EventSourceMachineTests {
 
     @Test func aFullBufferStopsTheReadingAndHalfEmptyRestartsIt() {
         var machine = machine(EventSource.Configuration(bufferSize: 4, readAhead: 0))
-        let id = machine.request(.max(1)).connect!.id
-        let attached = machine.attach(task(), id: id)
-        #expect(attached)
-        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        let id = open(&machine)
         let frames = (1...8).map { "id: \($0)\ndata: \($0)\n\n" }.joined()
         let actions = machine.received(id: id, Data(frames.utf8))
         #expect(actions.drain)
@@ -157,10 +165,7 @@ struct EventSourceMachineTests {
 
     @Test func aFullBufferKeepsTheConnectionWhileWhatWaitsBehindItFitsTheReadAhead() {
         var machine = machine(EventSource.Configuration(bufferSize: 2, readAhead: 64))
-        let id = machine.request(.max(1)).connect!.id
-        let attached = machine.attach(task(), id: id)
-        #expect(attached)
-        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        let id = open(&machine)
         // 1 delivered, 2 buffered, and 30 bytes (two events) held unparsed behind them: under the read-ahead.
         _ = machine.received(id: id, Data((1...5).map { "id: \($0)\ndata: \($0)\n\n" }.joined().utf8))
         guard case .deliver = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }
@@ -188,10 +193,7 @@ struct EventSourceMachineTests {
 
     @Test func aSuspendedTaskIsResumedAtHalfTheBuffer() {
         var machine = machine(EventSource.Configuration(bufferSize: 2), pause: .suspend)
-        let id = machine.request(.max(1)).connect!.id
-        let attached = machine.attach(task(), id: id)
-        #expect(attached)
-        _ = machine.responded(id: id, status: 200, contentType: "text/event-stream")
+        let id = open(&machine)
         _ = machine.received(id: id, Data("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8))
         _ = machine.nextStep(adding: .none)
         guard case .stop(let stop) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
@@ -231,16 +233,16 @@ struct EventSourceMachineTests {
         for _ in 0..<3 {
             // Open, then closed "try again later" before sending anything: the backoff grows.
             #expect(machine.responded(id: id, .stream).allow)
-            let actions = machine.refused(id: id, because: "closed with code 1013")
+            let actions = machine.ended(id: id, with: .retry(reason: "closed with code 1013", retryAfter: nil))
             let timer = try! #require(actions.reconnect)
             delays.append(timer.delay)
             id = machine.timerFired(id: timer.id).connect!.id
         }
         #expect(delays == [.seconds(2), .seconds(4), .seconds(8)])
         #expect(machine.responded(id: id, .stream).allow)
-        _ = machine.failed(id: id, .closed(code: 1008, reason: "policy"))
+        _ = machine.ended(id: id, with: .failure(.closed(code: 1008, reason: "policy")))
         #expect(machine.phase == .finished)
         // A report of an earlier connection changes nothing.
-        #expect(machine.refused(id: id - 1, because: "late").reconnect == nil)
+        #expect(machine.ended(id: id - 1, with: .retry(reason: "late", retryAfter: nil)).reconnect == nil)
     }
 }

@@ -358,6 +358,30 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
+    @Test func aForAwaitLoopSlowerThanItsStreamGetsEveryEventWithBoundedBytes() async throws {
+        // 40,000 events (3.6 MB) written at once, resumed after Last-Event-ID; a loop that asks for
+        // one event at a time is slower than loopback. The client must stop reading (suspend, or
+        // close past the read-ahead) while the loop keeps asking, not hold the stream's bytes until
+        // they pass the limit (1 MiB here).
+        let count = 40_000
+        let server = try LoopbackServer { connection in
+            connection.writeStreamHead()
+            let after = Int(connection.request.headers["last-event-id"]?.dropFirst(2) ?? "0") ?? 0
+            guard after < count else { return connection.close() }
+            connection.write((after + 1...count).map { frame($0, "{\"price\":\($0),\"pad\":\"\(String(repeating: "p", count: 40))\"}") }.joined())
+            connection.waitForClientClose(limit: 30)
+        }
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumEventSize: 1 << 20)
+        var received = 0
+        for try await event in EventSource(url: server.url(), configuration: configuration).events {
+            guard let message = event.message else { continue }
+            received += 1
+            #expect(message.id == "e-\(received)")
+            if received == count { break }
+        }
+        #expect(received == count)
+    }
+
     @Test func aStreamWithoutIdsIsReadOnNotStartedOver() async throws {
         // Nothing to resume from: closing and reconnecting would start the stream over.
         let server = try LoopbackServer { connection in

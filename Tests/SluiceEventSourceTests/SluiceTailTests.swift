@@ -6,6 +6,19 @@ import Testing
 private let sluiceTail = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("sluice-tail")
 
+/// Runs `sluice-tail` with `arguments` until it exits; its status and the lines it printed.
+private func tail(_ arguments: [String]) throws -> (status: Int32, lines: [Substring]) {
+    let process = Process()
+    process.executableURL = sluiceTail
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at a 204)
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: printed, as: UTF8.self).split(separator: "\n"))
+}
+
 @Suite("sluice-tail", .timeLimit(.minutes(1)))
 struct SluiceTailTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sluiceTail.path), "sluice-tail is built beside the tests"))
@@ -24,16 +37,9 @@ struct SluiceTailTests {
                 connection.respond(status: 204, reason: "No Content")
             }
         }
-        let process = Process()
-        process.executableURL = sluiceTail
-        process.arguments = ["--header", "Authorization: Bearer t", server.url().absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at the 204)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: printed, as: UTF8.self).split(separator: "\n") == [
+        let (status, lines) = try tail(["--header", "Authorization: Bearer t", server.url().absoluteString])
+        #expect(status == 0)
+        #expect(lines == [
             "id: e-1\tevent: price\tdata: 101\\n102",
             "-- reset: 4 events missed; refetch the state",
             "id: e-6\tevent: message\tdata: six",
@@ -60,16 +66,9 @@ struct SluiceTailTests {
                 connection.respond(status: 204, reason: "No Content")
             }
         }
-        let process = Process()
-        process.executableURL = sluiceTail
-        process.arguments = ["--last-event-id", "e-5", server.webSocketURL("/ws/prices").absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at the 204)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: printed, as: UTF8.self).split(separator: "\n") == [
+        let (status, lines) = try tail(["--last-event-id", "e-5", server.webSocketURL("/ws/prices").absoluteString])
+        #expect(status == 0)
+        #expect(lines == [
             "id: e-6\tevent: message\tdata: event 6",
             "-- dropped: the server dropped 2 events for this client",
             "id: e-9\tevent: message\tdata: event 9",
