@@ -18,10 +18,13 @@ import Sluice
 /// for try await event in feed.events { print(event) }
 /// ```
 ///
-/// Each message is read by ``SocketMessageDecoder``: a feed's `{"id":"…","data":"…"}` is an
-/// ``EventSource/Event/event(_:)`` with that id and data, and its control messages are the typed
-/// ``EventSource/Event/reset(missed:)``, ``EventSource/Event/dropped(count:)`` and
-/// ``EventSource/Event/shutdown(reason:)``.
+/// **Messages.** A feed's text message `{"id":"…","data":"…"}` is an
+/// ``EventSource/Event/event(_:)`` with that id (the last event ID from then on), that data (any
+/// JSON value other than a string as its JSON text) and the type its `"event"` names (`message` if
+/// none). Its control messages — `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
+/// and `{"event":"shutdown","reason":"…"}` — are the typed ``EventSource/Event/dropped(count:)``,
+/// ``EventSource/Event/reset(missed:)`` and ``EventSource/Event/shutdown(reason:)``. Any other
+/// message (a binary one decoded as UTF-8) is an event of type `message` whose data is its text.
 ///
 /// **Reconnecting.** When the stream ends — the server closed it (codes 1000, 1001, or none), or
 /// the network failed — the client waits ``EventSource/Configuration/reconnectionTime`` and
