@@ -106,9 +106,16 @@ final class SessionSocketConnection: NSObject, EventStreamConnection, URLSession
         }
     }
 
-    /// The task ended without a close frame: an HTTP answer other than 101, or the network.
+    /// The task ended, or a `receive` failed: a close frame the task received (its pending
+    /// `receive` may fail before the delegate hears of the close), an HTTP answer other than 101,
+    /// or the network.
     private func ended(with error: (any Error)?) {
         guard endOnce() else { return }
+        if let task, task.closeCode != .invalid {
+            driver.closed(id: id, code: task.closeCode.rawValue,
+                          reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+            return
+        }
         if let error = error as? URLError, error.code == .unsupportedURL {
             driver.ended(id: id, with: .failure(.webSocketUnavailable))
             return
