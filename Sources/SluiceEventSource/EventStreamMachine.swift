@@ -372,10 +372,10 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             actions.drain = true
             return
         }
-        // Whether or not a delivery is under way (one that goes on for as long as its subscriber
-        // keeps asking must not let the bytes behind a full buffer grow unchecked): the reading
-        // stops when the buffer is full with nothing asked for, and starts again at half.
-        let full = buffer.count >= configuration.bufferSize && demand == .none
+        // Whether or not a delivery is under way on another thread (one that goes on for as long
+        // as its subscriber keeps asking must not let the bytes behind a full buffer grow
+        // unchecked): the reading stops when the buffer is full, and starts again at half.
+        let full = buffer.count >= configuration.bufferSize
         let lowWater = buffer.count <= configuration.bufferSize / 2
         switch phase {
         case .streaming(let id) where full:
