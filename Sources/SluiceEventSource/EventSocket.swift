@@ -147,7 +147,7 @@ struct EventSocketConnector: @unchecked Sendable {   // its configuration is onl
         let url = socket.request.url
         let lastEventID = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
             .queryItems?.last { $0.name == "lastEventId" }?.value ?? ""
-        return Driver(name: "EventSocket", configuration: socket.configuration, consumer: consumer, pauseMethod: .suspend,
+        return Driver(name: "EventSocket", configuration: socket.configuration, consumer: consumer,
                       lastEventID: lastEventID, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
     }
 
@@ -170,9 +170,9 @@ struct EventSocketConnector: @unchecked Sendable {   // its configuration is onl
                 .start(request: request, configuration: sessionConfiguration, maximumMessageSize: configuration.maximumEventSize)
         } else {
             #if !canImport(Darwin)
-            let connection = SocketConnection(id: id, driver: driver, request: request,
-                                              maximumMessageSize: configuration.maximumEventSize,
-                                              idleTimeout: configuration.idleTimeout)
+            let connection = WebSocketConnection(id: id, driver: driver, request: request,
+                                                 maximumMessageSize: configuration.maximumEventSize,
+                                                 idleTimeout: configuration.idleTimeout)
             if driver.attach(connection, id: id) { connection.start() }
             #endif
         }

@@ -19,13 +19,14 @@ extension EventSource {
         /// When the buffer is full the client stops reading the stream until the subscriber
         /// takes events (see ``EventSource``'s "Demand").
         public var bufferSize: Int
-        /// With FoundationNetworking, which cannot pause a transfer: the most bytes read past a full
-        /// buffer and held unparsed before the client closes the connection, to resume it with
-        /// `Last-Event-ID` once the subscriber has taken them (256 KiB, and at most half of
-        /// ``maximumEventSize``; 0: close as soon as the buffer is full). A larger read-ahead
-        /// resumes a stream faster than its subscriber less often, for the memory it holds. Where
-        /// the reading can be paused (Apple's systems, an ``EventSocket``), it stops at the full
-        /// buffer.
+        /// With FoundationNetworking's data tasks (off Apple's systems: `https:`, or a session of
+        /// the caller's), which cannot pause a transfer: the most bytes read past a full buffer and
+        /// held unparsed before the client closes the connection, to resume it with `Last-Event-ID`
+        /// once the subscriber has taken them (256 KiB, and at most half of ``maximumEventSize``;
+        /// 0: close as soon as the buffer is full). A larger read-ahead resumes a stream faster than
+        /// its subscriber less often, for the memory it holds. Where the reading can be paused
+        /// (Apple's systems, the module's own `http:` client, an ``EventSocket``), it stops at the
+        /// full buffer.
         public var readAhead: Int
         /// Whether `reset`, `dropped` and `shutdown` events are published as the typed values of a
         /// Sluice feed (`true`) or as ordinary events.

@@ -43,20 +43,30 @@ import Sluice
 /// ``Configuration/bufferSize`` more are held; when that buffer is full the client stops reading
 /// the stream, so the server's own flow control (and a Sluice feed's slow-client policy, which says
 /// what it dropped with `dropped`) takes over. Nothing is dropped by the client. On Apple's systems
-/// the data task is suspended and resumed once the subscriber has taken half the buffer. With
-/// FoundationNetworking, which cannot suspend a transfer, the client reads on, holding what
-/// arrives unparsed, until ``Configuration/readAhead`` bytes (256 KiB) wait behind the full
-/// buffer; then it closes the connection and, once the subscriber has taken what was held,
-/// reopens it with `Last-Event-ID`: a server that resumes by event ID (as a Sluice feed does) then
-/// sends exactly what followed; from a server that does not, the events sent in between are lost.
-/// A stream that comes faster than its subscriber takes it resumes once per read-ahead. A stream
-/// that has sent no event ID cannot be resumed (a
-/// new request would start it over), so there the client reads on and holds the bytes unparsed —
-/// up to ``Configuration/maximumEventSize``, past which it fails with
+/// the data task is suspended, and off them an `http:` URL is read by the module's own HTTP/1.1
+/// client, whose thread stops reading; either is resumed once the subscriber has taken half the
+/// buffer, and the connection stays open. Elsewhere off Apple's systems (`https:`, or a session
+/// of the caller's) the data task is FoundationNetworking's, which cannot suspend a transfer: the
+/// client reads on, holding what arrives unparsed, until ``Configuration/readAhead`` bytes
+/// (256 KiB) wait behind the full buffer; then it closes the connection and, once the subscriber
+/// has taken what was held, reopens it with `Last-Event-ID`: a server that resumes by event ID (as
+/// a Sluice feed does) then sends exactly what followed; from a server that does not, the events
+/// sent in between are lost. Such a stream, coming faster than its subscriber takes it, resumes
+/// once per read-ahead. One that has sent no event ID cannot be resumed (a new request would start
+/// it over), so there the client reads on and holds the bytes unparsed — up to
+/// ``Configuration/maximumEventSize``, past which it fails with
 /// ``EventSourceError/subscriberTooSlow(limit:)``.
 ///
+/// **Off Apple's systems, `http:`.** The module's own client sends the request's headers and the
+/// cookies `HTTPCookieStorage.shared` holds for the URL, stores the cookies the server sets,
+/// follows up to 20 redirects (dropping `Authorization` and `Cookie` for another origin; one to
+/// `https:` goes on as a data task), and reads chunked, sized and close-delimited bodies. A data
+/// task reads the URL instead when the caller passes a session, when the request is not a `GET`
+/// without a body, or when `http_proxy` or `all_proxy` is set (libcurl's proxy).
+///
 /// **Cancelling** closes the connection at once and drops what is buffered. The subscriber is
-/// called on one thread at a time (the connection's delegate queue, or the thread that requested).
+/// called on one thread at a time (the connection's delegate queue or thread, or the thread that
+/// requested).
 public struct EventSource: Publisher, Sendable {
     /// The values published: events and Sluice's control events.
     public typealias Output = Event

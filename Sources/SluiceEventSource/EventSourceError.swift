@@ -14,8 +14,8 @@ public enum EventSourceError: Error, Sendable, Hashable {
     /// without ending.
     case eventTooLarge(limit: Int)
     /// The subscriber took events too slowly from a stream that the client could not stop
-    /// reading (with FoundationNetworking, a stream that has sent no event ID, so that a new
-    /// connection would start it over): the bytes held behind the full buffer passed
+    /// reading (with FoundationNetworking's data tasks, a stream that has sent no event ID, so
+    /// that a new connection would start it over): the bytes held behind the full buffer passed
     /// ``EventSource/Configuration/maximumEventSize`` (`limit`).
     case subscriberTooSlow(limit: Int)
     /// An ``EventSocket``'s server closed the connection with a code that retrying will not

@@ -25,11 +25,10 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
     private let connect: Connect
 
     init(name: String, configuration: EventSource.Configuration, consumer: EventSourceConsumer,
-         pauseMethod: Machine.PauseMethod, lastEventID: String, connect: @escaping Connect) {
+         lastEventID: String, connect: @escaping Connect) {
         self.name = name
         self.connect = connect
-        state = Locked(Machine(configuration: configuration, consumer: consumer, pauseMethod: pauseMethod,
-                               lastEventID: lastEventID))
+        state = Locked(Machine(configuration: configuration, consumer: consumer, lastEventID: lastEventID))
     }
 
     /// "EventSource" (or "EventSocket"), as `print()` shows the subscription.
@@ -135,24 +134,17 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
 }
 
 /// How an ``EventSource`` opens its connections: a `URLSessionDataTask` each, whose delegate
-/// (``EventSourceConnection``) reports to the driver.
+/// (``EventSourceConnection``) reports to the driver; off Apple's systems, for an `http:` URL
+/// without a session of the caller's, an ``HTTPStreamConnection`` (which can pause a stream
+/// without closing it).
 struct EventSourceConnector: @unchecked Sendable {   // its configuration and queue are only read
     typealias Driver = EventStreamDriver<EventStreamParser>
     private let request: URLRequest
+    private let configuration: EventSource.Configuration
     private let sessionConfiguration: URLSessionConfiguration
     private let session: URLSession?
     /// The connections' delegate queue: one at a time.
     private let queue: OperationQueue
-
-    /// How a full buffer stops the reading: suspending the task on Apple's systems; closing the
-    /// connection with FoundationNetworking, which cannot suspend a transfer.
-    static var pauseMethod: EventStreamMachine<EventStreamParser>.PauseMethod {
-        #if canImport(Darwin)
-        .suspend
-        #else
-        .disconnect
-        #endif
-    }
 
     init(request: URLRequest, configuration: EventSource.Configuration, session: URLSession?) {
         var request = request
@@ -161,6 +153,7 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.timeoutInterval = configuration.idleTimeout.seconds
         self.request = request
+        self.configuration = configuration
         self.session = session
         let base = session?.configuration ?? URLSessionConfiguration.default
         base.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -176,8 +169,7 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         let connector = EventSourceConnector(request: source.request, configuration: source.configuration, session: source.session)
         // A caller's `Last-Event-ID` is where the stream starts; the client's own replaces it later.
         let lastEventID = source.request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
-        return Driver(name: "EventSource", configuration: source.configuration, consumer: consumer,
-                      pauseMethod: pauseMethod, lastEventID: lastEventID,
+        return Driver(name: "EventSource", configuration: source.configuration, consumer: consumer, lastEventID: lastEventID,
                       connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
     }
 
@@ -186,30 +178,38 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         if !lastEventID.isEmpty {
             request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
         }
-        let connection = EventSourceConnection(id: id, driver: driver)
-        let task: URLSessionDataTask
-        let ownSession: URLSession?
-        #if canImport(Darwin)
-        if let session {
-            task = session.dataTask(with: request)
-            task.delegate = connection
-            ownSession = nil
-        } else {
-            ownSession = URLSession(configuration: sessionConfiguration, delegate: connection, delegateQueue: queue)
-            task = ownSession!.dataTask(with: request)
+        #if !canImport(Darwin)
+        if session == nil && HTTPStreamConnection.serves(request) {
+            let connection = HTTPStreamConnection(id: id, driver: driver, request: request, idleTimeout: configuration.idleTimeout,
+                                                  handOver: { dataTask(for: $0, driver: driver, id: id) })
+            if driver.attach(connection, id: id) { connection.start() }
+            return
         }
-        #else
-        // FoundationNetworking calls a task's own delegate only for tasks with a completion
-        // handler: a caller's session lends its configuration to a session of the connection's.
-        ownSession = URLSession(configuration: sessionConfiguration, delegate: connection, delegateQueue: queue)
-        task = ownSession!.dataTask(with: request)
         #endif
+        let (task, ownSession) = dataTask(for: request, driver: driver, id: id)
         if driver.attach(task, id: id) {
             task.resume()
         } else {
             task.cancel()
         }
         ownSession?.finishTasksAndInvalidate()   // lets go of the delegate once the task ends
+    }
+
+    /// A data task for `request` whose delegate reports to `driver` as connection `id`, and the
+    /// session made for it (to be let go once the task is resumed or cancelled).
+    private func dataTask(for request: URLRequest, driver: Driver, id: UInt64) -> (task: URLSessionDataTask, session: URLSession?) {
+        let connection = EventSourceConnection(id: id, driver: driver)
+        #if canImport(Darwin)
+        if let session {
+            let task = session.dataTask(with: request)
+            task.delegate = connection
+            return (task, nil)
+        }
+        #endif
+        // FoundationNetworking calls a task's own delegate only for tasks with a completion
+        // handler: a caller's session lends its configuration to a session of the connection's.
+        let ownSession = URLSession(configuration: sessionConfiguration, delegate: connection, delegateQueue: queue)
+        return (ownSession.dataTask(with: request), ownSession)
     }
 }
 

@@ -28,8 +28,10 @@ protocol EventStreamDecoder: Sendable {
 }
 
 /// One connection of a subscription, as the machine stops, restarts and closes it: a
-/// `URLSessionDataTask`, or a WebSocket.
+/// `URLSessionDataTask`, or a connection of the module's own.
 protocol EventStreamConnection: AnyObject {
+    /// How a full buffer stops this connection's reading.
+    var pauseMethod: EventStreamPauseMethod { get }
     /// Closes the connection; nothing of it is reported after.
     func cancel()
     /// Stops reading until ``resume()``.
@@ -38,7 +40,32 @@ protocol EventStreamConnection: AnyObject {
     func resume()
 }
 
-extension URLSessionDataTask: EventStreamConnection {}
+/// How a full buffer stops a connection's reading.
+enum EventStreamPauseMethod {
+    /// The connection's `suspend()`, and `resume()` when there is room: the connection stays open
+    /// and TCP holds the server back.
+    case suspend
+    /// Reading on past a full buffer until the bytes held unparsed pass the configuration's
+    /// `readAhead`, then closing the connection, and reconnecting with `Last-Event-ID` once the
+    /// subscriber has taken what was held; for a stream without an event ID yet (nothing to
+    /// resume from), reading on and holding the bytes unparsed, up to the configuration's
+    /// `maximumEventSize`. For a transfer that cannot be suspended.
+    case disconnect
+}
+
+extension URLSessionDataTask: EventStreamConnection {
+    /// How a data task pauses: suspending on Apple's systems; FoundationNetworking cannot
+    /// suspend a transfer.
+    static var dataTaskPauseMethod: EventStreamPauseMethod {
+        #if canImport(Darwin)
+        .suspend
+        #else
+        .disconnect
+        #endif
+    }
+
+    var pauseMethod: EventStreamPauseMethod { Self.dataTaskPauseMethod }
+}
 
 extension EventStreamParser: EventStreamDecoder {
     mutating func take(_ data: Data) { append(data) }
@@ -91,28 +118,15 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         case connecting(UInt64)
         /// Request `id` answered with an event stream, being read.
         case streaming(UInt64)
-        /// Request `id`'s task is suspended: the buffer is full (Apple's systems).
+        /// Request `id`'s connection is suspended: the buffer is full (``EventStreamPauseMethod/suspend``).
         case suspended(UInt64)
         /// The buffer was full and the connection was closed; it is reopened, with `Last-Event-ID`,
-        /// once the subscriber has taken half of the buffer (FoundationNetworking cannot suspend a
-        /// transfer).
+        /// once the subscriber has taken half of the buffer (``EventStreamPauseMethod/disconnect``).
         case disconnected
         /// Waiting for timer `id` before the next attempt.
         case waiting(UInt64)
         /// Ended: completed, failed or cancelled.
         case finished
-    }
-
-    /// How a full buffer stops the reading of the stream.
-    enum PauseMethod {
-        /// The connection's `suspend()`, and `resume()` when there is room.
-        case suspend
-        /// Reading on past a full buffer until the bytes held unparsed pass the configuration's
-        /// `readAhead`, then closing the connection, and reconnecting with `Last-Event-ID` once the
-        /// subscriber has taken what was held; for a stream without an event ID yet (nothing to
-        /// resume from), reading on and holding the bytes unparsed, up to the configuration's
-        /// `maximumEventSize`.
-        case disconnect
     }
 
     /// What the driver does after a transition, in this order.
@@ -139,7 +153,6 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     }
 
     let configuration: EventSource.Configuration
-    let pauseMethod: PauseMethod
     private(set) var phase = Phase.idle
     private(set) var buffer: [EventSource.Event] = []
     private var demand = Subscribers.Demand.none
@@ -155,12 +168,10 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     /// The reconnection time: the configuration's until the server sends `retry:`.
     private(set) var reconnectionTime: Duration
 
-    init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, pauseMethod: PauseMethod,
-         lastEventID: String = "") {
+    init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, lastEventID: String = "") {
         self.configuration = configuration
         parser = Decoder(lastEventID: lastEventID)
         self.consumer = consumer
-        self.pauseMethod = pauseMethod
         reconnectionTime = configuration.reconnectionTime
     }
 
@@ -276,11 +287,14 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             if buffer.count < configuration.bufferSize {
                 // The parser stopped for want of bytes, inside an event too large.
                 end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
-            } else {
-                // The buffer is full and the bytes that wait behind it are past the limit.
+                settle(&actions)
+            } else if phase != .suspended(id) {
+                // The buffer is full and the bytes that wait behind it, on a connection that
+                // cannot pause, are past the limit. (A suspended connection stopped reading: what
+                // it held is at most what its last reads brought, parsed once there is room.)
                 end(with: .failure(.subscriberTooSlow(limit: configuration.maximumEventSize)), &actions)
+                settle(&actions)
             }
-            settle(&actions)
         }
         return actions
     }
@@ -379,7 +393,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         let lowWater = buffer.count <= configuration.bufferSize / 2
         switch phase {
         case .streaming(let id) where full:
-            switch pauseMethod {
+            switch task?.pauseMethod ?? .disconnect {
             case .suspend:
                 phase = .suspended(id)
                 actions.pause = task.map { ($0, id) }

@@ -45,6 +45,9 @@ final class SessionSocketConnection: NSObject, EventStreamConnection, URLSession
         receiveNext()
     }
 
+    /// Not asking for the next message: the connection stays open.
+    var pauseMethod: EventStreamPauseMethod { .suspend }
+
     func cancel() {
         state.withLock { $0.ended = true }
         task?.cancel(with: .normalClosure, reason: nil)

@@ -56,6 +56,7 @@ struct SocketMessageTests {
 /// A connection that records what the driver asks of it.
 private final class RecordedConnection: EventStreamConnection, @unchecked Sendable {
     let calls = Recorder<String>()
+    var pauseMethod: EventStreamPauseMethod { .suspend }
     func cancel() { calls.append("cancel") }
     func suspend() { calls.append("suspend") }
     func resume() { calls.append("resume") }
@@ -71,7 +72,7 @@ struct EventStreamDriverTests {
         let consumer = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
         let driver = EventStreamDriver<SocketMessageDecoder>(
             name: "EventSocket", configuration: EventSource.Configuration(bufferSize: 2), consumer: consumer,
-            pauseMethod: .suspend, lastEventID: "", connect: { driver, id, _ in
+            lastEventID: "", connect: { driver, id, _ in
                 _ = driver.attach(connection, id: id)
                 _ = driver.responded(id: id, .stream)
             })

@@ -15,25 +15,24 @@ import Sluice
 struct EventSourceMachineTests {
     private let ignore = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
 
-    private func machine(_ configuration: EventSource.Configuration = EventSource.Configuration(),
-                         pause: EventStreamMachine<EventStreamParser>.PauseMethod = .disconnect) -> EventStreamMachine<EventStreamParser> {
-        EventStreamMachine<EventStreamParser>(configuration: configuration, consumer: ignore, pauseMethod: pause)
+    private func machine(_ configuration: EventSource.Configuration = EventSource.Configuration()) -> EventStreamMachine<EventStreamParser> {
+        EventStreamMachine<EventStreamParser>(configuration: configuration, consumer: ignore)
     }
 
-    /// Opens `machine`'s first connection: its subscriber asks for one event, the task is
-    /// attached and answered 200 with an event stream. The connection's id.
-    private func open(_ machine: inout EventStreamMachine<EventStreamParser>) -> UInt64 {
+    /// Opens `machine`'s first connection: its subscriber asks for one event, a connection that
+    /// pauses with `pause` is attached and answered 200 with an event stream. The connection's id.
+    private func open(_ machine: inout EventStreamMachine<EventStreamParser>, pause: EventStreamPauseMethod = .disconnect) -> UInt64 {
         let id = machine.request(.max(1)).connect!.id
-        let attached = machine.attach(task(), id: id)
+        let attached = machine.attach(task(pause), id: id)
         #expect(attached)
         let allowed = machine.responded(id: id, status: 200, contentType: "text/event-stream").allow
         #expect(allowed)
         return id
     }
 
-    /// A task that is never resumed: the machine only holds it and names it in its actions.
-    private func task() -> URLSessionDataTask {
-        URLSession.shared.dataTask(with: URL(string: "http://127.0.0.1:9/")!)
+    /// A connection that never reads: the machine only holds it and names it in its actions.
+    private func task(_ pause: EventStreamPauseMethod = .disconnect) -> IdleConnection {
+        IdleConnection(pauseMethod: pause)
     }
 
     @Test func backoffDoublesUpToTheCapWithJitter() {
@@ -192,8 +191,8 @@ struct EventSourceMachineTests {
     }
 
     @Test func aSuspendedTaskIsResumedAtHalfTheBuffer() {
-        var machine = machine(EventSource.Configuration(bufferSize: 2), pause: .suspend)
-        let id = open(&machine)
+        var machine = machine(EventSource.Configuration(bufferSize: 2))
+        let id = open(&machine, pause: .suspend)
         _ = machine.received(id: id, Data("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8))
         _ = machine.nextStep(adding: .none)
         guard case .stop(let stop) = machine.nextStep(adding: .none) else { Issue.record("no stop"); return }
@@ -245,4 +244,13 @@ struct EventSourceMachineTests {
         // A report of an earlier connection changes nothing.
         #expect(machine.ended(id: id - 1, with: .retry(reason: "late", retryAfter: nil)).reconnect == nil)
     }
+}
+
+/// A connection that never reads, pausing with `pauseMethod`.
+private final class IdleConnection: EventStreamConnection {
+    let pauseMethod: EventStreamPauseMethod
+    init(pauseMethod: EventStreamPauseMethod) { self.pauseMethod = pauseMethod }
+    func cancel() {}
+    func suspend() {}
+    func resume() {}
 }

@@ -64,6 +64,36 @@ final class RecordingSubscriber: Subscriber, @unchecked Sendable {
     var data: [String] { events.values.compactMap { $0.message?.data } }
 }
 
+/// How a test's `http:` stream is read: off Apple's systems, by the module's own HTTP client or,
+/// given a session of the caller's, by a FoundationNetworking data task. On Apple's systems both
+/// are data tasks.
+enum Reader: String, CaseIterable, Sendable {
+    case ownClient, dataTask
+
+    /// A client of `request`, read this way.
+    func source(_ request: URLRequest, _ configuration: EventSource.Configuration) -> EventSource {
+        switch self {
+        case .ownClient: EventSource(request: request, configuration: configuration)
+        case .dataTask: EventSource(request: request, configuration: configuration, session: URLSession(configuration: .default))
+        }
+    }
+
+    /// A client of `url`, read this way.
+    func source(_ url: URL, _ configuration: EventSource.Configuration) -> EventSource {
+        source(URLRequest(url: url), configuration)
+    }
+
+    /// Whether a full buffer stops the reading with the connection open (else it is closed and
+    /// resumed past the read-ahead).
+    var pauses: Bool {
+        #if canImport(Darwin)
+        true
+        #else
+        self == .ownClient
+        #endif
+    }
+}
+
 /// A configuration for tests: reconnects at once.
 private let quick = EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumBackoff: .milliseconds(50))
 
@@ -74,7 +104,7 @@ private func frame(_ id: Int, _ data: String? = nil) -> String {
 
 @Suite("EventSource", .serialized, .timeLimit(.minutes(1)))
 struct EventSourceTests {
-    @Test func framesSplitAtOddPointsArriveWhole() async throws {
+    @Test(arguments: Reader.allCases) func framesSplitAtOddPointsArriveWhole(reader: Reader) async throws {
         let stream = "retry: 5000\n\n" + frame(1) + "event: price\ndata: {\"p\":\r\ndata: 2}\r\n\r\n" + ": heartbeat\n\n" + frame(2, "multi\nline".replacingOccurrences(of: "\n", with: "\ndata: "))
         let bytes = Array(stream.utf8)
         let server = try LoopbackServer { connection in
@@ -88,7 +118,7 @@ struct EventSourceTests {
             connection.waitForClientClose()
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: quick).subscribe(subscriber)
+        reader.source(server.url(), quick).subscribe(subscriber)
         #expect(await subscriber.events.wait(forCount: 3))
         #expect(subscriber.events.values == [
             .event(.init(id: "e-1", event: "message", data: "event 1")),
@@ -98,7 +128,7 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func aConnectionDroppedMidEventResumesAfterTheLastWholeEvent() async throws {
+    @Test(arguments: Reader.allCases) func aConnectionDroppedMidEventResumesAfterTheLastWholeEvent(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
             if connection.index == 0 {
@@ -111,7 +141,7 @@ struct EventSourceTests {
             }
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: EventSource.Configuration(reconnectionTime: .seconds(60))).subscribe(subscriber)
+        reader.source(server.url(), EventSource.Configuration(reconnectionTime: .seconds(60))).subscribe(subscriber)
         #expect(await subscriber.events.wait(forCount: 4))
         #expect(subscriber.data == ["event 1", "event 2", "event 3", "event 4"])
         let requests = server.requests.values
@@ -139,7 +169,7 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func retryFromTheServerSetsTheReconnectionTime() async throws {
+    @Test(arguments: Reader.allCases) func retryFromTheServerSetsTheReconnectionTime(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
             connection.write("retry: 20\n" + frame(connection.index))   // retry: within the event
@@ -147,14 +177,14 @@ struct EventSourceTests {
         }
         // Without the server's retry: the client would wait a minute before reconnecting.
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: EventSource.Configuration(reconnectionTime: .seconds(60))).subscribe(subscriber)
+        reader.source(server.url(), EventSource.Configuration(reconnectionTime: .seconds(60))).subscribe(subscriber)
         #expect(await server.requests.wait(forCount: 2, limit: 20))
         #expect(await subscriber.events.wait(forCount: 2))
         #expect(subscriber.events.values.first?.message?.retry == 20)
         subscriber.cancel()
     }
 
-    @Test func status204Finishes() async throws {
+    @Test(arguments: Reader.allCases) func status204Finishes(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             if connection.index == 0 {
                 connection.writeStreamHead()
@@ -165,14 +195,14 @@ struct EventSourceTests {
             }
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: quick).subscribe(subscriber)
+        reader.source(server.url(), quick).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values.first == .finished)
         #expect(subscriber.data == ["event 1"])
         #expect(server.requests.values.count == 2)
     }
 
-    @Test func status5xxAnd429AreRetried() async throws {
+    @Test(arguments: Reader.allCases) func status5xxAnd429AreRetried(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {
             case 0: connection.respond(status: 503, reason: "Service Unavailable")
@@ -185,7 +215,7 @@ struct EventSourceTests {
             }
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: quick).subscribe(subscriber)
+        reader.source(server.url(), quick).subscribe(subscriber)
         #expect(await subscriber.events.wait(forCount: 1))
         #expect(subscriber.data == ["event 1"])
         #expect(server.requests.values.count == 4)
@@ -193,29 +223,29 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func status401FailsWithTheStatusAndTheCallersHeadersWereSent() async throws {
+    @Test(arguments: Reader.allCases) func status401FailsWithTheStatusAndTheCallersHeadersWereSent(reader: Reader) async throws {
         let server = try LoopbackServer { connection in connection.respond(status: 401, reason: "Unauthorized") }
         var request = URLRequest(url: server.url())
         request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
         let subscriber = RecordingSubscriber()
-        EventSource(request: request, configuration: quick).subscribe(subscriber)
+        reader.source(request, quick).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values.first == .failure(.status(401)))
         #expect(server.requests.values.map { $0.headers["authorization"] } == ["Bearer secret"])
     }
 
-    @Test func anotherContentTypeFails() async throws {
+    @Test(arguments: Reader.allCases) func anotherContentTypeFails(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello")
             connection.close()
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: quick).subscribe(subscriber)
+        reader.source(server.url(), quick).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values.first == .failure(.contentType("text/html")))
     }
 
-    @Test func anEventThatNeverEndsFailsAtTheLimit() async throws {
+    @Test(arguments: Reader.allCases) func anEventThatNeverEndsFailsAtTheLimit(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
             connection.write(frame(1) + "data: " + String(repeating: "x", count: 50_000))
@@ -224,21 +254,21 @@ struct EventSourceTests {
         let subscriber = RecordingSubscriber()
         var configuration = quick
         configuration.maximumEventSize = 10_000
-        EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
+        reader.source(server.url(), configuration).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values == [.failure(.eventTooLarge(limit: 10_000))])
         #expect(subscriber.data == ["event 1"])
         #expect(await server.closed.wait(forCount: 1))
     }
 
-    @Test func networkErrorsAreRetriedUntilMaximumAttempts() async throws {
+    @Test(arguments: Reader.allCases) func networkErrorsAreRetriedUntilMaximumAttempts(reader: Reader) async throws {
         // A port nothing listens on: every attempt fails to connect.
         let server = try LoopbackServer { $0.close() }
         let url = server.url()
         server.stop()
         let subscriber = RecordingSubscriber()
         let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(1), maximumBackoff: .milliseconds(5), maximumAttempts: 3)
-        EventSource(url: url, configuration: configuration).subscribe(subscriber)
+        reader.source(url, configuration).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         guard case .failure(.gaveUp(let attempts, _)) = subscriber.completions.values.first else {
             Issue.record("expected gaveUp, got \(subscriber.completions.values)")
@@ -280,7 +310,7 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func aSubscriberAskingForOneHoldsNoMoreThanOnePlusTheBuffer() async throws {
+    @Test(arguments: Reader.allCases) func aSubscriberAskingForOneHoldsNoMoreThanOnePlusTheBuffer(reader: Reader) async throws {
         // A server that resumes after Last-Event-ID, as a Sluice feed does: 40 events of 2 KB in
         // all, more than the client takes in before it stops reading.
         let padding = String(repeating: "x", count: 2_000)
@@ -297,20 +327,20 @@ struct EventSourceTests {
             let buffered = driverBox.withLock { $0 }?.bufferedCount ?? 0
             held.store(max(held.load(ordering: .relaxed), buffered), ordering: .relaxed)
         }
-        // A read-ahead of 16 KiB, less than the 80 KB sent: with FoundationNetworking the client
-        // closes the connection once the buffer is full and 16 KiB wait behind it.
+        // A read-ahead of 16 KiB, less than the 80 KB sent: with FoundationNetworking's data task
+        // the client closes the connection once the buffer is full and 16 KiB wait behind it.
         let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), bufferSize: 4, readAhead: 16_384)
-        EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
+        reader.source(server.url(), configuration).subscribe(subscriber)
         driverBox.withLock { $0 = subscriber.driver }
         let driver = try #require(subscriber.driver)
         #expect(await subscriber.events.wait(forCount: 1))
-        #if canImport(Darwin)
-        // The data task is suspended: wait until the buffer is full.
-        #expect(await waitUntil { driver.bufferedCount == 4 })
-        #else
-        // FoundationNetworking: the client closed the connection once the read-ahead was passed.
-        #expect(await server.closed.wait(forCount: 1))
-        #endif
+        if reader.pauses {
+            // The reading stops: wait until the buffer is full.
+            #expect(await waitUntil { driver.bufferedCount == 4 })
+        } else {
+            // FoundationNetworking: the client closed the connection once the read-ahead was passed.
+            #expect(await server.closed.wait(forCount: 1))
+        }
         #expect(subscriber.events.values.count == 1)
         #expect(driver.bufferedCount == 4)
         #expect(driver.lastEventID == "e-5")   // what it holds, and no further
@@ -325,17 +355,21 @@ struct EventSourceTests {
         #expect(await subscriber.events.wait(forCount: 40))
         #expect(subscriber.data == (1...40).map { "event \($0) \(padding)" })
         #expect(held.load(ordering: .relaxed) <= 4)
-        #if !canImport(Darwin)
-        // It resumed after what it had taken in, each time.
-        let resumedAfter = server.requests.values.dropFirst().compactMap { $0.headers["last-event-id"] }
-        #expect(resumedAfter.count == server.requests.values.count - 1)
-        #expect(!resumedAfter.isEmpty)
-        #expect(resumedAfter == resumedAfter.sorted { Int($0.dropFirst(2))! < Int($1.dropFirst(2))! })
-        #endif
+        if reader.pauses {
+            // One connection, held open throughout.
+            #expect(server.requests.values.count == 1)
+            #expect(server.closed.values.isEmpty)
+        } else {
+            // It resumed after what it had taken in, each time.
+            let resumedAfter = server.requests.values.dropFirst().compactMap { $0.headers["last-event-id"] }
+            #expect(resumedAfter.count == server.requests.values.count - 1)
+            #expect(!resumedAfter.isEmpty)
+            #expect(resumedAfter == resumedAfter.sorted { Int($0.dropFirst(2))! < Int($1.dropFirst(2))! })
+        }
         subscriber.cancel()
     }
 
-    @Test func aSlowSubscriberIsServedFromTheReadAheadOnOneConnection() async throws {
+    @Test(arguments: Reader.allCases) func aSlowSubscriberIsServedFromTheReadAheadOnOneConnection(reader: Reader) async throws {
         // 40 events of 2 KB, within the default read-ahead (256 KiB): a subscriber that takes
         // them one at a time holds at most the buffer in events, and the connection stays open.
         let padding = String(repeating: "x", count: 2_000)
@@ -345,7 +379,7 @@ struct EventSourceTests {
             connection.waitForClientClose(limit: 30)
         }
         let subscriber = RecordingSubscriber(initialDemand: .max(1))
-        EventSource(url: server.url(), configuration: EventSource.Configuration(bufferSize: 4)).subscribe(subscriber)
+        reader.source(server.url(), EventSource.Configuration(bufferSize: 4)).subscribe(subscriber)
         let driver = try #require(subscriber.driver)
         for received in 1...40 {
             #expect(await subscriber.events.wait(forCount: received))
@@ -358,7 +392,7 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func aForAwaitLoopSlowerThanItsStreamGetsEveryEventWithBoundedBytes() async throws {
+    @Test(arguments: Reader.allCases) func aForAwaitLoopSlowerThanItsStreamGetsEveryEventWithBoundedBytes(reader: Reader) async throws {
         // 40,000 events (3.6 MB) written at once, resumed after Last-Event-ID; a loop that asks for
         // one event at a time is slower than loopback. The client must stop reading (suspend, or
         // close past the read-ahead) while the loop keeps asking, not hold the stream's bytes until
@@ -373,7 +407,7 @@ struct EventSourceTests {
         }
         let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumEventSize: 1 << 20)
         var received = 0
-        for try await event in EventSource(url: server.url(), configuration: configuration).events {
+        for try await event in reader.source(server.url(), configuration).events {
             guard let message = event.message else { continue }
             received += 1
             #expect(message.id == "e-\(received)")
@@ -382,7 +416,7 @@ struct EventSourceTests {
         #expect(received == count)
     }
 
-    @Test func aStreamWithoutIdsIsReadOnNotStartedOver() async throws {
+    @Test(arguments: Reader.allCases) func aStreamWithoutIdsIsReadOnNotStartedOver(reader: Reader) async throws {
         // Nothing to resume from: closing and reconnecting would start the stream over.
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
@@ -390,7 +424,7 @@ struct EventSourceTests {
             connection.waitForClientClose(limit: 30)
         }
         let subscriber = RecordingSubscriber(initialDemand: .max(1))
-        EventSource(url: server.url(), configuration: EventSource.Configuration(bufferSize: 2)).subscribe(subscriber)
+        reader.source(server.url(), EventSource.Configuration(bufferSize: 2)).subscribe(subscriber)
         for received in 1...20 {
             #expect(await subscriber.events.wait(forCount: received))
             #expect(subscriber.events.values.count == received)
@@ -402,7 +436,9 @@ struct EventSourceTests {
         subscriber.cancel()
     }
 
-    @Test func aStreamWithoutIdsFailsWhenTheBytesHeldPassTheLimit() async throws {
+    /// Where the reading cannot pause (FoundationNetworking's data task).
+    @Test(.enabled(if: !Reader.dataTask.pauses))
+    func aStreamWithoutIdsFailsWhenTheBytesHeldPassTheLimit() async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
             connection.write((1...50).map { "data: \($0) \(String(repeating: "x", count: 100))\n\n" }.joined())
@@ -412,7 +448,7 @@ struct EventSourceTests {
         var configuration = quick
         configuration.bufferSize = 2
         configuration.maximumEventSize = 1_000
-        EventSource(url: server.url(), configuration: configuration).subscribe(subscriber)
+        Reader.dataTask.source(server.url(), configuration).subscribe(subscriber)
         #expect(await server.closed.wait(forCount: 1))   // the client gave up the stream
         subscriber.request(.unlimited)                     // what it held, then why it ended
         #expect(await subscriber.completions.wait(forCount: 1))
@@ -423,14 +459,14 @@ struct EventSourceTests {
         #expect(subscriber.data.enumerated().allSatisfy { $1.hasPrefix("\($0 + 1) ") })
     }
 
-    @Test func cancelClosesTheConnection() async throws {
+    @Test(arguments: Reader.allCases) func cancelClosesTheConnection(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             connection.writeStreamHead()
             connection.write(frame(1))
             connection.waitForClientClose(limit: 30)
         }
         let subscriber = RecordingSubscriber()
-        EventSource(url: server.url(), configuration: quick).subscribe(subscriber)
+        reader.source(server.url(), quick).subscribe(subscriber)
         #expect(await subscriber.events.wait(forCount: 1))
         subscriber.cancel()
         #expect(await server.closed.wait(forCount: 1))
@@ -477,7 +513,7 @@ struct EventSourceTests {
 
     // The AsyncSequence.
 
-    @Test func forAwaitReadsResumesAndEndsAt204() async throws {
+    @Test(arguments: Reader.allCases) func forAwaitReadsResumesAndEndsAt204(reader: Reader) async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {
             case 0:
@@ -493,7 +529,7 @@ struct EventSourceTests {
             }
         }
         var received: [String] = []
-        for try await event in EventSource(url: server.url(), configuration: quick).events {
+        for try await event in reader.source(server.url(), quick).events {
             received.append(event.message?.data ?? "?")
         }
         #expect(received == ["event 1", "event 2", "event 3"])

@@ -129,9 +129,11 @@ func serveStream() -> Int {
 }
 
 /// One client of the server at `url` until it has every event: SluiceEventSource's `EventSource`,
-/// read through its AsyncSequence, with `configuration`.
-func endToEnd(_ url: URL, _ configuration: SluiceEventSource.EventSource.Configuration = .init()) async -> Checksum {
-    let source = SluiceEventSource.EventSource(url: url, configuration: configuration)
+/// read through its AsyncSequence, with `configuration` (and `session`: given one, the client reads
+/// with a data task; without, off Apple's systems, with its own HTTP client).
+func endToEnd(_ url: URL, _ configuration: SluiceEventSource.EventSource.Configuration = .init(),
+              session: URLSession? = nil) async -> Checksum {
+    let source = SluiceEventSource.EventSource(url: url, configuration: configuration, session: session)
     var sum = Checksum()
     do {
         for try await event in source.events {
@@ -148,8 +150,8 @@ func endToEnd(_ url: URL, _ configuration: SluiceEventSource.EventSource.Configu
 
 /// The same through the Combine publisher, with a `sink` (unlimited demand: the client never
 /// holds events back).
-func endToEndPublisher(_ url: URL) async -> Checksum {
-    let source = SluiceEventSource.EventSource(url: url)
+func endToEndPublisher(_ url: URL, session: URLSession? = nil) async -> Checksum {
+    let source = SluiceEventSource.EventSource(url: url, session: session)
     let state = Mutex((sum: Checksum(), subscription: AnyCancellable?.none, done: false))
     await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
         let subscription = source.sink(receiveCompletion: { completion in
@@ -216,10 +218,16 @@ print("End to end: one client of a loopback HTTP server writing the same stream 
 print("")
 print("| client | events per second | CPU per event (client and server) | wall per event | connections per round |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for (label, client) in [("SluiceEventSource `EventSource`, `for try await` (one event asked at a time)", { await endToEnd($0) }),
-                        ("the same, `readAhead: 0` (closing as soon as the buffer is full)",
-                         { await endToEnd($0, .init(readAhead: 0)) }),
-                        ("SluiceEventSource `EventSource`, Combine `sink` (unlimited demand)", endToEndPublisher)]
+let dataTasks = URLSession(configuration: .default)
+for (label, client) in [("SluiceEventSource `EventSource`, `for try await` (one event asked at a time), its own HTTP client",
+                         { await endToEnd($0) }),
+                        ("the same through a data task (a session of the caller's: FoundationNetworking, `readAhead` 256 KiB)",
+                         { await endToEnd($0, session: dataTasks) }),
+                        ("the same through a data task, `readAhead: 0` (closing as soon as the buffer is full)",
+                         { await endToEnd($0, .init(readAhead: 0), session: dataTasks) }),
+                        ("SluiceEventSource `EventSource`, Combine `sink` (unlimited demand), its own HTTP client",
+                         { await endToEndPublisher($0) }),
+                        ("the same through a data task", { await endToEndPublisher($0, session: dataTasks) })]
     as [(String, (URL) async -> Checksum)] {
     var samples: [Sample] = []
     let before = connectionsServed.withLock { $0 }
