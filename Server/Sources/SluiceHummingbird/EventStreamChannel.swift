@@ -16,7 +16,7 @@ extension HTTPServerBuilder {
     ///                       server: .eventStreams([.topics(streams, under: "events")]))
     /// ```
     ///
-    /// An idle stream then costs the server about a sixth of the memory it costs in a response
+    /// An idle stream then costs the server under a sixth of the memory it costs in a response
     /// body's task (no task, its async frames, or Hummingbird's per-connection state), and each
     /// event goes from the feed to the socket with no task switch. Keep the routes in the router
     /// too: a connection that asks for something else first is served by it throughout.
@@ -60,12 +60,22 @@ public struct EventStreamChannel<Other: ServerChildChannel>: ServerChildChannel 
     let other: Other
     let streams: LoopStreamRegistry
 
-    /// Puts the sorter first in the connection's pipeline.
+    /// How a connection reads until its first request is sorted: into buffers of 512 bytes at
+    /// first (NIO's default starts at 2,048), growing as NIO's default does. The receive buffer
+    /// that a connection keeps for its next read is then a stream's only for as long as it is idle;
+    /// a connection handed to `Other` gets its reading back as it was.
+    static var firstRequestReading: AdaptiveRecvByteBufferAllocator {
+        AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+    }
+
+    /// Puts the sorter first in the connection's pipeline, reading with ``firstRequestReading``.
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let sorted = channel.eventLoop.makePromise(of: Other.Value?.self)
+            let reading = try channel.syncOptions?.getOption(ChannelOptions.recvAllocator)
+            if reading != nil { try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.firstRequestReading) }
             try channel.pipeline.syncOperations.addHandler(
-                FirstRequestSorter(channel: self, logger: logger, sorted: sorted))
+                FirstRequestSorter(channel: self, logger: logger, sorted: sorted, otherReading: reading))
             return Value(channel: channel, other: sorted.futureResult)
         }
     }
@@ -94,6 +104,8 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
     private var streams: LoopStreamRegistry { channel.streams }
     private let logger: Logger
     private let sorted: EventLoopPromise<Other.Value?>
+    /// How the connection read before the sorter's own reading, given back to it for `Other`.
+    private let otherReading: (any RecvByteBufferAllocator)?
     private var received: ByteBuffer?
     private var stage = Stage.reading
     private var answered = false
@@ -107,10 +119,12 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         case handedOver
     }
 
-    init(channel: EventStreamChannel<Other>, logger: Logger, sorted: EventLoopPromise<Other.Value?>) {
+    init(channel: EventStreamChannel<Other>, logger: Logger, sorted: EventLoopPromise<Other.Value?>,
+         otherReading: (any RecvByteBufferAllocator)? = nil) {
         self.channel = channel
         self.logger = logger
         self.sorted = sorted
+        self.otherReading = otherReading
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -184,6 +198,7 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
 
     private func handOverToOther(context: ChannelHandlerContext) {
         stage = .settingUp
+        if let otherReading { try? context.channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: otherReading) }
         other.setup(channel: context.channel, logger: logger).hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
             switch result {
             case .success(let value):

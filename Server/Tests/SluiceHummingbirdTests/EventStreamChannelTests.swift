@@ -141,6 +141,58 @@ extension OverLoopback.EventStreamChannelTests {
     }
 }
 
+extension OverLoopback.EventStreamChannelTests {
+    /// An idle stream's connection keeps a receive buffer for its next read: its first request is
+    /// read into buffers that start at 512 bytes; a connection handed to the router reads as NIO's
+    /// default does (2,048 bytes first) from then on.
+    @Test func aStreamReadsItsRequestInSmallBuffersAndAnotherConnectionGetsTheDefaultBack() async throws {
+        let readings = ConnectionReadings()
+        let subject = PassthroughSubject<ServerSentEvent, Never>()
+        let feed = EventFeed(subject)
+        let events = ServerSentEvents(feed: feed, options: .init(heartbeat: nil))
+        let router = Router()
+        router.get("hello") { _, _ in "hello\n" }
+        try await withServer(router, server: .eventStreams([.feed(events, at: "events")],
+                                                           configuration: .init(additionalChannelHandlers: [readings.handler()])),
+                             services: [feed]) { port, _ in
+            let stream = try await RawConnection.open(port: port)
+            try await stream.write("GET /events HTTP/1.1\r\nHost: here\r\n\r\n")
+            #expect(await stream.wait { $0.contains("retry: 3000") })
+            #expect(await waitUntil { readings.values.count == 1 })
+            let other = try await RawConnection.open(port: port)
+            try await other.write("GET /hello HTTP/1.1\r\nHost: here\r\n\r\n")
+            #expect(await other.wait { $0.contains("hello\n") })
+            #expect(await waitUntil { readings.values.count == 2 })
+            #expect(readings.values == [512, 2_048])
+            await stream.close()
+            await other.close()
+        }
+    }
+}
+
+/// The first buffer size of each connection's receive allocator, as the connection's handlers
+/// are added (a stream's after its request was sorted; another connection's once handed over).
+final class ConnectionReadings: Sendable {
+    private let readings = NIOLockedValueBox<[Int]>([])
+
+    var values: [Int] { readings.withLockedValue { $0 } }
+
+    /// A handler that records its connection's reading when it is added.
+    func handler() -> any RemovableChannelHandler { Recorder(readings: self) }
+
+    private final class Recorder: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = Never
+        let readings: ConnectionReadings
+        init(readings: ConnectionReadings) { self.readings = readings }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let allocator = try? context.channel.syncOptions?.getOption(ChannelOptions.recvAllocator)
+            let initial = (allocator as? AdaptiveRecvByteBufferAllocator)?.initial ?? -1
+            readings.readings.withLockedValue { $0.append(initial) }
+        }
+    }
+}
+
 /// Sets its connection's write-buffer water marks high (32 and 64 MiB).
 final class GenerousWriteBuffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Never
