@@ -143,6 +143,7 @@ let package = Package(
                 .product(name: "SluiceVapor", package: "Sluice"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]),
         .testTarget(
             name: "SluiceHummingbirdTests",

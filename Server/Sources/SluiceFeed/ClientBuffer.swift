@@ -33,6 +33,8 @@ struct ClientBuffer {
     }
 
     let policy: SlowClientPolicy
+    /// The index of the buffer's topic among its connection's, that its messages carry.
+    let topic: Int32
     /// The most bytes of events buffered at once (one event is always taken, whatever its size):
     /// past it the policy applies as when the buffer holds `policy.bufferSize` events.
     let byteLimit: Int
@@ -51,9 +53,10 @@ struct ClientBuffer {
     private(set) var shutdownDelivered = false
     private(set) var failed = false
 
-    init(policy: SlowClientPolicy, byteLimit: Int = .max) {
+    init(policy: SlowClientPolicy, byteLimit: Int = .max, topic: Int32 = 0) {
         precondition(policy.bufferSize > 0, "a slow-client buffer must hold at least one event")
         self.policy = policy
+        self.topic = topic
         self.byteLimit = byteLimit
     }
 
@@ -162,25 +165,25 @@ struct ClientBuffer {
         let message: ClientMessage
         if let missed = reset {
             reset = nil
-            message = .reset(missed: missed)
+            message = .reset(missed: missed, topic: topic)
         } else if let event = replay.popFirst() {
-            message = .event(event)
+            message = .event(event, topic: topic)
         } else if headGap > 0 {
-            message = .dropped(count: headGap)
+            message = .dropped(count: headGap, topic: topic)
             headGap = 0
         } else if let item = items.popFirst() {
             switch item {
             case .event(let event):
                 bufferedEvents -= 1
                 bufferedBytes -= event.bytes
-                message = .event(event)
+                message = .event(event, topic: topic)
             case .dropped(let count):
-                message = .dropped(count: count)
+                message = .dropped(count: count, topic: topic)
             case .reset(let missed):
-                message = .reset(missed: missed)
+                message = .reset(missed: missed, topic: topic)
             }
         } else if tailGap > 0 {
-            message = .dropped(count: tailGap)
+            message = .dropped(count: tailGap, topic: topic)
             tailGap = 0
         } else if let reason = shutdown {
             shutdownDelivered = true

@@ -27,6 +27,8 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     package enum Step: Sendable {
         case write([ClientMessage])
         case heartbeat
+        /// Something besides the feeds' messages is for the writer (``nudge()``).
+        case nudge
         case finish
         case stop(reason: StopReason)
     }
@@ -35,13 +37,23 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     package typealias StopReason = FeedStreamStop
 
     private struct State {
+        /// The feed subscription of a stream of one feed.
         var subscription: ClientSubscription?
+        /// Of a stream of several topics (``isTopicSet``): each topic's feed subscription, by its
+        /// index; the topics the writer removed (their subscriptions come to be cancelled); what
+        /// each topic is owed, written while the channel was not writable (``request(_:)``).
+        var topics: [Int32: ClientSubscription] = [:]
+        var removedTopics: Set<Int32> = []
+        var owedTopics: [Int32: Int] = [:]
+        /// Whether a shutdown message is queued: the first topic's to finish speaks for all.
+        var shutdownQueued = false
         var pending: [ClientMessage] = []
         var spare: [ClientMessage] = []
         var finished = false
         var stop: StopReason?
         var wroteSinceTick = false
         var heartbeatDue = false
+        var nudged = false
         /// The writer, waiting: woken with its next batch by a hand-over, or with `nil` (look
         /// again) by anything else.
         var waiter: Waiter?
@@ -55,6 +67,10 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         mutating func step() -> Step? {
             if let stop { return .stop(reason: stop) }
             if ended { return .stop(reason: .cancelled) }
+            if nudged {
+                nudged = false
+                return .nudge
+            }
             if !pending.isEmpty { return .write(batch()) }
             if finished { return .finish }
             if heartbeatDue {
@@ -103,6 +119,9 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     private let window: Int
+    /// Whether the stream carries several topics, each from its feed (``join(topic:)``), rather
+    /// than one feed.
+    package let isTopicSet: Bool
     private let heartbeat: TimeAmount?
     private let shutdownGrace: TimeAmount
     private let eventLoop: any EventLoop
@@ -111,8 +130,9 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     private let state = NIOLockedValueBox(State())
 
     package init(window: Int, heartbeat: TimeAmount?, shutdownGrace: TimeAmount, eventLoop: any EventLoop,
-                 counters: FeedCounters? = nil) {
+                 counters: FeedCounters? = nil, topicSet: Bool = false) {
         self.counters = counters
+        isTopicSet = topicSet
         self.window = window
         self.heartbeat = heartbeat
         self.shutdownGrace = shutdownGrace
@@ -131,7 +151,12 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     package func receive(subscription: ClientSubscription) {
         let keep = state.withLockedValue { state -> Bool in
             guard !state.ended, state.stop == nil else { return false }
-            state.subscription = subscription
+            if isTopicSet {
+                guard !state.removedTopics.contains(subscription.topic) else { return false }
+                state.topics[subscription.topic] = subscription
+            } else {
+                state.subscription = subscription
+            }
             return true
         }
         if keep { subscription.request(.max(window)) } else { subscription.cancel() }
@@ -153,7 +178,13 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     func append(_ next: () -> ClientMessage?) -> Wake? {
         state.withLockedValue { state in
             let before = state.pending.count
-            while let message = next() { state.pending.append(message) }
+            while let message = next() {
+                if isTopicSet, case .shutdown = message {   // one shutdown message for all the topics
+                    if state.shutdownQueued { continue }
+                    state.shutdownQueued = true
+                }
+                state.pending.append(message)
+            }
             guard state.pending.count > before, let writer = state.takeWaiter() else { return nil }
             return Wake(writer: writer, step: .write(state.batch()))
         }
@@ -258,6 +289,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// The messages of a ``Step/write(_:)`` were written: takes their array back for reuse and
     /// requests as many more (unless `requestingMore` is false: ``request(_:)`` later).
     package func wrote(_ messages: consuming [ClientMessage], requestingMore: Bool = true) {
+        if isTopicSet { return wroteTopics(messages, requestingMore: requestingMore) }
         let count = messages.count
         messages.removeAll(keepingCapacity: true)
         let subscription = state.withLockedValue { state -> ClientSubscription? in
@@ -268,10 +300,64 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         subscription.request(.max(count))
     }
 
-    /// Requests `count` more messages (written earlier with `requestingMore` false).
+    /// Requests `count` more messages (written earlier with `requestingMore` false); of a stream of
+    /// several topics, what each topic is owed.
     package func request(_ count: Int) {
+        if isTopicSet {
+            let owed = state.withLockedValue { state -> [(ClientSubscription, Int)] in
+                defer { state.owedTopics.removeAll() }
+                return state.owedTopics.compactMap { topic, count in state.topics[topic].map { ($0, count) } }
+            }
+            for (subscription, count) in owed { subscription.request(.max(count)) }
+            return
+        }
         guard count > 0, let subscription = state.withLockedValue({ $0.subscription }) else { return }
         subscription.request(.max(count))
+    }
+
+    /// ``wrote(_:requestingMore:)`` of a stream of several topics: each topic is asked for as many
+    /// as were written of it — once per run of messages of one topic — or owed them.
+    private func wroteTopics(_ messages: consuming [ClientMessage], requestingMore: Bool) {
+        var runs: [(topic: Int32, count: Int)] = []
+        for index in messages.indices {
+            guard let topic = messages[index].topic else { continue }
+            if let last = runs.last, last.topic == topic { runs[runs.count - 1].count += 1 } else { runs.append((topic, 1)) }
+        }
+        messages.removeAll(keepingCapacity: true)
+        let asks = state.withLockedValue { state -> [(ClientSubscription, Int)] in
+            if state.spare.capacity < messages.capacity { swap(&state.spare, &messages) }
+            guard requestingMore else {
+                for run in runs where state.topics[run.topic] != nil { state.owedTopics[run.topic, default: 0] += run.count }
+                return []
+            }
+            return runs.compactMap { run in state.topics[run.topic].map { ($0, run.count) } }
+        }
+        for (subscription, count) in asks { subscription.request(.max(count)) }
+    }
+
+    /// Joins the stream of several topics to `feed` as its topic `topic` (an index the writer
+    /// names it by, not used before on this stream), from `start`, in `seat`.
+    package func join<Output>(_ feed: EventFeed<Output>, topic: Int32, from start: ResumePoint, seat: ClientSeat) {
+        precondition(isTopicSet, "a stream of one feed joins it at connect")
+        var seat = seat
+        seat.topic = topic
+        feed.join(self, from: start, seat: seat)
+    }
+
+    /// Leaves the topic `topic` of a stream of several topics: its feed subscription is
+    /// cancelled (now, or when it comes); its messages still pending are the writer's to skip.
+    package func leave(topic: Int32) {
+        let subscription = state.withLockedValue { state -> ClientSubscription? in
+            state.removedTopics.insert(topic)
+            state.owedTopics[topic] = nil
+            return state.topics.removeValue(forKey: topic)
+        }
+        subscription?.cancel()
+    }
+
+    /// The feed subscriptions of the stream, to cancel or finish: its one feed's, or its topics'.
+    private static func all(_ state: State) -> [ClientSubscription] {
+        state.subscription.map { [$0] } ?? Array(state.topics.values)
     }
 
     // MARK: A writer on an event loop
@@ -310,16 +396,17 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// Stops the stream at once: `reason` ends the writing task, the feed subscription is cancelled.
     package func stop(_ reason: StopReason) {
-        let (subscription, waiter, stopWaiter) = state.withLockedValue { state in
-            guard state.stop == nil, !state.ended else { return (ClientSubscription?.none, Waiter?.none, UnsafeContinuation<Void, Never>?.none) }
+        let (subscriptions, waiter, stopWaiter) = state.withLockedValue { state in
+            guard state.stop == nil, !state.ended else { return ([ClientSubscription](), Waiter?.none, UnsafeContinuation<Void, Never>?.none) }
             state.stop = reason
             defer {
                 state.subscription = nil
+                state.topics = [:]
                 state.stopWaiter = nil
             }
-            return (state.subscription, state.takeWaiter(), state.stopWaiter)
+            return (Self.all(state), state.takeWaiter(), state.stopWaiter)
         }
-        subscription?.cancel()
+        for subscription in subscriptions { subscription.cancel() }
         waiter?.wake(nil)
         stopWaiter?.resume()
     }
@@ -328,16 +415,17 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// whoever waits is released. Whether this call ended it (`false`: it had ended before).
     @discardableResult
     package func end() -> Bool {
-        let (subscription, waiter, stopWaiter, timers, first) = state.withLockedValue { state in
+        let (subscriptions, waiter, stopWaiter, timers, first) = state.withLockedValue { state in
             defer {
                 state.ended = true
                 state.subscription = nil
+                state.topics = [:]
                 state.stopWaiter = nil
                 state.timers = []
             }
-            return (state.subscription, state.takeWaiter(), state.stopWaiter, state.timers, !state.ended)
+            return (Self.all(state), state.takeWaiter(), state.stopWaiter, state.timers, !state.ended)
         }
-        subscription?.cancel()
+        for subscription in subscriptions { subscription.cancel() }
         for timer in timers { timer.cancel() }
         if first, let heartbeat { HeartbeatTicker.leave(self, loop: eventLoop, interval: heartbeat) }
         waiter?.wake(nil)
@@ -348,7 +436,16 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     /// Graceful shutdown of this stream alone: the feed subscription sends what is buffered and a
     /// shutdown message, then finishes.
     package func shutDown() {
-        state.withLockedValue { $0.subscription }?.finish(reason: "the server is shutting down")
+        for subscription in state.withLockedValue({ Self.all($0) }) { subscription.finish(reason: "the server is shutting down") }
+    }
+
+    /// Gives the writer ``Step/nudge`` at its next step: what else it has to write is ready.
+    package func nudge() {
+        let waiter = state.withLockedValue { state -> Waiter? in
+            state.nudged = true
+            return state.takeWaiter()
+        }
+        waiter?.wake(nil)
     }
 
     /// The loop's heartbeat ticker ticked: a heartbeat is due if nothing was written since its

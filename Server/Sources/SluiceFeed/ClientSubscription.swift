@@ -52,7 +52,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
                 guard let message = buffer.next() else { return nil }
                 switch message {
                 case .event: handed.events += 1
-                case .dropped(let count): handed.dropsNoticed.append(count)
+                case .dropped(let count, _): handed.dropsNoticed.append(count)
                 case .reset, .shutdown: break
                 }
                 return message
@@ -115,12 +115,17 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     private let finishReason: @Sendable () -> String?
     private let state: NIOLockedValueBox<State>
 
-    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink, counted: Bool = true) {
+    /// The index of the client's topic among its connection's (0 for a connection of one feed).
+    package let topic: Int32
+
+    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink, counted: Bool = true,
+                 topic: Int32 = 0, byteLimit: Int? = nil) {
         counters = feed.counters
+        self.topic = topic
         self.counted = counted
         changed = { feed.changed() }           // a client keeps its feed alive, as it always did
         finishReason = { feed.finishReason }
-        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy, byteLimit: feed.options.bufferBytes), downstream: downstream,
+        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy, byteLimit: byteLimit ?? feed.options.bufferBytes, topic: topic), downstream: downstream,
                                         outlet: downstream as? ClientOutlet))
     }
 
@@ -293,7 +298,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             case .deliver(let downstream, let message):
                 switch message {
                 case .event: counters.eventDelivered()
-                case .dropped(let count): counters.dropNoticed(count)
+                case .dropped(let count, _): counters.dropNoticed(count)
                 case .reset, .shutdown: break
                 }
                 let more = downstream.receive(message)

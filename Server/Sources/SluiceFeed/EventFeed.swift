@@ -341,16 +341,21 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// attaches it to the live events, takes the replay from the window, hands it its subscription
     /// and begins deliveries.
     package func join(_ sink: any ClientSink, from start: ResumePoint, policy: SlowClientPolicy?) {
-        let policy = policy ?? options.policy
+        join(sink, from: start, seat: ClientSeat(policy: policy ?? options.policy))
+    }
+
+    /// Makes `sink` a client as ``join(_:from:policy:)`` does, in `seat` (its policy, its topic's
+    /// index among its connection's, its buffer's byte limit).
+    package func join(_ sink: any ClientSink, from start: ResumePoint, seat: ClientSeat) {
         guard counters.admit(limit: options.maximumClients) else {
-            return refuse(sink, .tooManyClients(limit: options.maximumClients), policy: policy, counted: false)
+            return refuse(sink, .tooManyClients(limit: options.maximumClients), seat: seat, counted: false)
         }
         if case .after = start { counters.resumed(from: start) }
         switch resumption(from: start, read: nil) {
         case .ready:
-            attach(sink, from: start, read: nil, policy: policy)
+            attach(sink, from: start, read: nil, seat: seat)
         case .more(let after):
-            Task { await self.catchUp(sink, from: start, after: after, policy: policy) }
+            Task { await self.catchUp(sink, from: start, after: after, seat: seat) }
         }
     }
 
@@ -372,7 +377,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     /// Reads the history after `after` page by page until the window reaches back to what was read,
     /// then attaches the client.
-    private func catchUp(_ sink: any ClientSink, from start: ResumePoint, after: EventID, policy: SlowClientPolicy) async {
+    private func catchUp(_ sink: any ClientSink, from start: ResumePoint, after: EventID, seat: ClientSeat) async {
         guard let history else { return }
         await takeHistoryTurn()
         defer { endHistoryTurn() }
@@ -416,14 +421,15 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                 next = EventID(uncheckedEpoch: read.epoch, position: read.through)
             }
         } catch {
-            return refuse(sink, .historyUnavailable(reason: "\(error)"), policy: policy)
+            return refuse(sink, .historyUnavailable(reason: "\(error)"), seat: seat)
         }
-        attach(sink, from: start, read: read, policy: policy)
+        attach(sink, from: start, read: read, seat: seat)
     }
 
     /// Ends `sink`'s stream with `failure` before it began.
-    private func refuse(_ sink: any ClientSink, _ failure: FeedClientFailure, policy: SlowClientPolicy, counted: Bool = true) {
-        let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink, counted: counted)
+    private func refuse(_ sink: any ClientSink, _ failure: FeedClientFailure, seat: ClientSeat, counted: Bool = true) {
+        let subscription = ClientSubscription(feed: self, policy: seat.policy, downstream: sink, counted: counted, topic: seat.topic,
+                                              byteLimit: seat.byteLimit)
         subscription.start(FeedStart(replay: [], reset: nil, serial: 0, epoch: "", startAfter: 0))
         sink.receive(subscription: subscription)
         subscription.fail(failure)
@@ -466,8 +472,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// Attaches `sink` to the live events and starts it where `resumption` says. The history read
     /// so far, if any, reaches the window (a page more may be needed when the feed moved on while
     /// it was read: then it goes back to reading).
-    private func attach(_ sink: any ClientSink, from start: ResumePoint, read: HistoryRead?, policy: SlowClientPolicy) {
-        let subscription = ClientSubscription(feed: self, policy: policy, downstream: sink)
+    private func attach(_ sink: any ClientSink, from start: ResumePoint, read: HistoryRead?, seat: ClientSeat) {
+        let subscription = ClientSubscription(feed: self, policy: seat.policy, downstream: sink, topic: seat.topic, byteLimit: seat.byteLimit)
         subject.subscribe(subscription)   // live events from now on are buffered
         switch resumption(from: start, read: read) {
         case .ready(let begin):
@@ -476,7 +482,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             subscription.attached()
         case .more(let after):   // the window moved past what was read, after the check
             subscription.abandon()
-            Task { await self.catchUp(sink, from: start, after: after, policy: policy) }
+            Task { await self.catchUp(sink, from: start, after: after, seat: seat) }
         }
     }
 
@@ -533,6 +539,21 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             begin.reset = .some(oldest - requested.position - 1)
             return .ready(begin)
         }
+    }
+}
+
+/// Where a client sits in its connection: its slow-client policy, its topic's index among the
+/// connection's (0 for a connection of one feed) and its buffer's byte limit (`nil`: the feed's
+/// ``EventFeed/Options/bufferBytes``).
+package struct ClientSeat: Sendable {
+    var policy: SlowClientPolicy
+    var topic: Int32 = 0
+    var byteLimit: Int?
+
+    package init(policy: SlowClientPolicy, topic: Int32 = 0, byteLimit: Int? = nil) {
+        self.policy = policy
+        self.topic = topic
+        self.byteLimit = byteLimit
     }
 }
 

@@ -81,20 +81,29 @@ final class FeedBreak: FeedEvent, @unchecked Sendable {
 }
 
 /// What one client is to receive, as the per-client machinery carries it: ``FeedMessage`` without
-/// the value's type.
+/// the value's type, and with the topic it concerns — the index of its feed among the connection's
+/// topics (0 for a connection of one feed). The tag keeps the message as small as without it.
 package enum ClientMessage {
-    case event(FeedEvent)
-    case dropped(count: Int)
-    case reset(missed: UInt64?)
+    case event(FeedEvent, topic: Int32)
+    case dropped(count: Int, topic: Int32)
+    case reset(missed: UInt64?, topic: Int32)
     case shutdown(reason: String)
 
     /// The message with the value's type of a feed of `Output`.
     func typed<Output>(as _: Output.Type) -> FeedMessage<Output> {
         switch self {
-        case .event(let event): .event(id: event.eventID, event.value(as: Output.self))
-        case .dropped(let count): .dropped(count: count)
-        case .reset(let missed): .reset(missed: missed)
+        case .event(let event, _): .event(id: event.eventID, event.value(as: Output.self))
+        case .dropped(let count, _): .dropped(count: count)
+        case .reset(let missed, _): .reset(missed: missed)
         case .shutdown(let reason): .shutdown(reason: reason)
+        }
+    }
+
+    /// The index of the topic the message concerns (`nil` for a shutdown, which concerns them all).
+    package var topic: Int32? {
+        switch self {
+        case .event(_, let topic), .dropped(_, let topic), .reset(_, let topic): topic
+        case .shutdown: nil
         }
     }
 }

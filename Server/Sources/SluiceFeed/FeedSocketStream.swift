@@ -104,7 +104,7 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
                         if let encoded = encoded(message) { try await send(encoded) }
                     }
                     outlet.wrote(messages)
-                case .heartbeat:
+                case .heartbeat, .nudge:
                     break
                 case .finish:
                     return
@@ -133,13 +133,13 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
 
     private func encoded(_ message: ClientMessage) -> FeedSocketMessage? {
         switch message {
-        case .event(let event):
+        case .event(let event, _):
             let value = event.value(as: Output.self)
             if let filter, !filter(value) { return nil }
             return stream.encode(event.eventID, value)
-        case .dropped(let count):
+        case .dropped(let count, _):
             return .text("{\"event\":\"dropped\",\"dropped\":\(count)}")
-        case .reset(let missed):
+        case .reset(let missed, _):
             return .text("{\"event\":\"reset\",\"missed\":\(missed.map(String.init) ?? "null")}")
         case .shutdown(let reason):
             return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")

@@ -13,6 +13,9 @@ public struct ServerSentEvent: Sendable, Hashable {
     public let data: String
     /// `event:` and `data:` lines and the blank line that ends the event.
     package let encoded: ByteBuffer
+    /// The `data:` lines and the blank line alone (a slice of ``encoded``): what a stream of
+    /// several topics writes after its own `id:` and `event:` lines.
+    package let dataLines: ByteBuffer
 
     /// An event with `data` and, optionally, a name. Line breaks in `data` (LF, CRLF or CR) split it
     /// into `data:` lines, as the SSE format requires; a CR or LF in `event` is replaced by a space.
@@ -25,6 +28,7 @@ public struct ServerSentEvent: Sendable, Hashable {
             buffer.writeString(String(event.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }))
             buffer.writeString("\n")
         }
+        let dataStart = buffer.writerIndex
         for line in data.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
             buffer.writeString("data: ")
             buffer.writeSubstring(line)
@@ -32,6 +36,7 @@ public struct ServerSentEvent: Sendable, Hashable {
         }
         buffer.writeString("\n")
         encoded = buffer
+        dataLines = buffer.getSlice(at: dataStart, length: buffer.writerIndex - dataStart)!
     }
 
     /// `event`'s whole frame as the event at `position` of `epoch`: its `id:` line, then its lines.

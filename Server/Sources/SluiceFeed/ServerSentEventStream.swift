@@ -100,7 +100,13 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     /// at once: ``ServerSentEventClient/run(write:)`` must follow (or
     /// ``ServerSentEventClient/end()``).
     public func client(from start: ResumePoint = .live, filter: (@Sendable (Output) -> Bool)? = nil) -> ServerSentEventClient<Output> {
-        ServerSentEventClient(stream: self, start: start, filter: filter)
+        ServerSentEventClient(outlet: feed.connect(from: start, options: options.stream, heartbeat: options.heartbeat),
+                              writer: writer(filter: filter), preamble: preamble)
+    }
+
+    /// The writer of one client's body, with `filter`.
+    package func writer(filter: (@Sendable (Output) -> Bool)?) -> ServerSentEventWriter<Output> {
+        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, filter: filter)
     }
 }
 
@@ -116,14 +122,14 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
 ///   policy, or a shutdown that the client did not follow within the grace period. Run inside a
 ///   swift-service-lifecycle `ServiceGroup`, a graceful shutdown begins the client's shutdown.
 public final class ServerSentEventClient<Output: Sendable>: Sendable {
-    private let stream: ServerSentEventStream<Output>
-    private let filter: (@Sendable (Output) -> Bool)?
     private let outlet: ClientOutlet
+    private let writer: ServerSentEventWriter<Output>
+    private let preamble: ByteBuffer?
 
-    init(stream: ServerSentEventStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
-        self.stream = stream
-        self.filter = filter
-        outlet = stream.feed.connect(from: start, options: stream.options.stream, heartbeat: stream.options.heartbeat)
+    init(outlet: ClientOutlet, writer: ServerSentEventWriter<Output>, preamble: ByteBuffer?) {
+        self.outlet = outlet
+        self.writer = writer
+        self.preamble = preamble
     }
 
     /// Writes the stream through `write` until it ends (see the type's description), then ends
@@ -151,15 +157,17 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
     }
 
     private func pump(_ outlet: ClientOutlet, _ write: @Sendable (ByteBuffer) async throws -> Void) async throws {
-        if let preamble = stream.preamble { try await write(preamble) }
+        if let preamble { try await write(preamble) }
         var buffer = ByteBuffer()
         while true {
             switch await outlet.next() {
             case .write(let messages):
                 buffer.clear()
-                for message in messages { stream.append(message, filter: filter, to: &buffer) }
+                writer.append(messages, to: &buffer)
                 if buffer.readableBytes > 0 { try await write(buffer) }
                 outlet.wrote(messages)
+            case .nudge:
+                break
             case .heartbeat:
                 try await write(heartbeatComment)
             case .finish:
@@ -175,33 +183,6 @@ extension ServerSentEventStream {
     /// What a stream begins with: its `retry:` line, if any.
     package var preamble: ByteBuffer? {
         options.retry.map { ByteBuffer(string: "retry: \($0.milliseconds)\n\n") }
-    }
-
-    /// Appends `message`'s bytes to `buffer`: an event as its frame (or encoded for this client),
-    /// nothing for an event `filter` does not accept.
-    package func append(_ message: ClientMessage, filter: (@Sendable (Output) -> Bool)?, to buffer: inout ByteBuffer) {
-        switch message {
-        case .event(let event):
-            if let filter, !filter(event.value(as: Output.self)) { return }
-            if writesFrames, let frame = event.frame {
-                buffer.writeImmutableBuffer(frame)
-                return
-            }
-            buffer.writeStaticString("id: ")
-            buffer.writeString(event.epoch)
-            buffer.writeStaticString("-")
-            buffer.writeString(String(event.id))
-            buffer.writeStaticString("\n")
-            var encoded = encode(event.value(as: Output.self)).encoded
-            buffer.writeBuffer(&encoded)
-        case .dropped(let count):
-            buffer.writeString("event: dropped\ndata: {\"dropped\":\(count)}\n\n")
-        case .reset(let missed):
-            buffer.writeString("event: reset\ndata: {\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
-        case .shutdown(let reason):
-            var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
-            buffer.writeBuffer(&encoded)
-        }
     }
 }
 

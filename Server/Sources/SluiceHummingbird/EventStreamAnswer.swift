@@ -6,7 +6,7 @@ import NIOHTTP1
 import SluiceFeed
 
 /// A refusal of a stream, before it starts: its status, a line of text, and when to try again.
-struct StreamRefusal: Sendable {
+struct StreamRefusal: Error, Sendable {
     let status: HTTPResponse.Status
     let text: String
     /// `Retry-After`, in seconds, when trying again may succeed.
@@ -36,10 +36,22 @@ struct StreamRefusal: Sendable {
     }
 }
 
+extension StreamRefusal {
+    /// The refusal of `topic` whose feed could not be had for `error` (a ``/SluiceFeed/FeedRefusal``).
+    init(_ error: any Error, topic: String) {
+        let refusal = FeedRefusal(error)
+        self.init(status: .init(code: refusal.status),
+                  text: refusal.isRetriable ? "the events of \(topic) are unavailable; try again\n" : "\(error)\n",
+                  retryAfter: refusal.isRetriable ? 1 : nil)
+    }
+}
+
 /// What a request for an event stream gets: a refusal, or its stream from a start.
 enum EventStreamAnswer<Output: Sendable>: Sendable {
     case refused(StreamRefusal)
     case stream(ServerSentEvents<Output>, from: ResumePoint, filter: (@Sendable (Output) -> Bool)?)
+    /// A stream of several topics.
+    case topics(ServerSentEventTopics<Output>, [FeedTopic<Output>])
 
     /// The answer as a response whose body a task of Hummingbird's writes.
     func response(to request: Request) -> Response {
@@ -48,7 +60,11 @@ enum EventStreamAnswer<Output: Sendable>: Sendable {
             return refusal.response
         case .stream(let events, let start, let filter):
             return Response(status: .ok, headers: eventStreamHead.headerFields, body: ResponseBody { writer in
-                try await events.serve(request: request, from: start, filter: filter, writer: writer)
+                try await serveEventStream(events.stream.client(from: start, filter: filter), request: request, writer: writer)
+            })
+        case .topics(let streams, let topics):
+            return Response(status: .ok, headers: eventStreamHead.headerFields, body: ResponseBody { writer in
+                try await serveEventStream(streams.client(topics), request: request, writer: writer)
             })
         }
     }
@@ -58,6 +74,7 @@ enum EventStreamAnswer<Output: Sendable>: Sendable {
         switch self {
         case .refused(let refusal): .refused(refusal)
         case .stream(let events, let start, let filter): .stream(LoopStreamSource(stream: events.stream, start: start, filter: filter))
+        case .topics(let streams, let topics): .stream(LoopTopicsSource(streams: streams, topics: topics))
         }
     }
 }
@@ -86,7 +103,13 @@ protocol LoopStream: Sendable {
 struct LoopStreamSource<Output: Sendable>: LoopStream {
     let stream: ServerSentEventStream<Output>
     let start: ResumePoint
-    let filter: (@Sendable (Output) -> Bool)?
+    let writer: ServerSentEventWriter<Output>
+
+    init(stream: ServerSentEventStream<Output>, start: ResumePoint, filter: (@Sendable (Output) -> Bool)?) {
+        self.stream = stream
+        self.start = start
+        writer = stream.writer(filter: filter)
+    }
 
     func connect(on loop: any EventLoop) -> ClientOutlet {
         stream.feed.connect(from: start, options: stream.options.stream, heartbeat: stream.options.heartbeat, on: loop)
@@ -96,14 +119,28 @@ struct LoopStreamSource<Output: Sendable>: LoopStream {
 
     var shutdownGrace: TimeAmount { TimeAmount(stream.options.shutdownGrace) }
 
-    func bytes(of messages: [ClientMessage]) -> ByteBuffer? {
-        if messages.count == 1, filter == nil, stream.writesFrames, case .event(let event) = messages[0], let frame = event.frame {
-            return frame
-        }
-        var buffer = ByteBuffer()
-        for message in messages { stream.append(message, filter: filter, to: &buffer) }
-        return buffer.readableBytes > 0 ? buffer : nil
+    func bytes(of messages: [ClientMessage]) -> ByteBuffer? { writer.bytes(of: messages) }
+}
+
+/// A `ServerSentEventTopics`' client of its topics.
+struct LoopTopicsSource<Output: Sendable>: LoopStream {
+    let streams: ServerSentEventTopics<Output>
+    let topics: [FeedTopic<Output>]
+    let writer: ServerSentEventWriter<Output>
+
+    init(streams: ServerSentEventTopics<Output>, topics: [FeedTopic<Output>]) {
+        self.streams = streams
+        self.topics = topics
+        writer = streams.writer(topics)
     }
+
+    func connect(on loop: any EventLoop) -> ClientOutlet { streams.connect(topics, on: loop) }
+
+    var preamble: ByteBuffer? { streams.preamble }
+
+    var shutdownGrace: TimeAmount { TimeAmount(streams.options.shutdownGrace) }
+
+    func bytes(of messages: [ClientMessage]) -> ByteBuffer? { writer.bytes(of: messages) }
 }
 
 /// The head of every event stream's response: `text/event-stream`, not cached, not buffered by

@@ -150,6 +150,8 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
                     owed += messages.count
                     outlet.wrote(messages, requestingMore: false)
                 }
+            case .nudge:
+                break
             case .heartbeat:
                 context.write(wrapOutboundOut(heartbeatComment), promise: nil)
                 wrote = true

@@ -34,6 +34,18 @@ public struct EventStreamRoute: Sendable {
                                 answer: { request, topic in await streams.answer(to: request, topic: topic).onLoop })
     }
 
+    /// `GET <path>?topic=a&topic=b…`: `streams`' stream of those topics on one connection — as the
+    /// router's `streams.response(to:topics:)` gives it. A request without a `topic` parameter gets
+    /// `single`'s stream when given (as `streams.response(to:topic:)` gives it), else 400.
+    public static func topicList<Output>(_ streams: TopicEventStreams<Output>, at path: String, orElse single: String? = nil) -> EventStreamRoute {
+        let path = Self.normalized(path)
+        return EventStreamRoute(topic: { $0 == path ? "" : nil }, answer: { request, _ in
+            let topics = TopicEventStreams<Output>.topics(of: request)
+            if topics.isEmpty, let single { return await streams.answer(to: request, topic: single).onLoop }
+            return await streams.answer(to: request, topics: topics).onLoop
+        })
+    }
+
     /// `GET <path>`: `events`' stream — as the router's `events.response(to:)` gives it.
     public static func feed<Output>(_ events: ServerSentEvents<Output>, at path: String) -> EventStreamRoute {
         let path = Self.normalized(path)

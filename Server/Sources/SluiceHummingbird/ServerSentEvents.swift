@@ -94,18 +94,18 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
         if stream.feed.isFull { return .refused(.full) }
         return .stream(self, from: stream.feed.fixing(Self.resumePoint(of: request)), filter: filter)
     }
+}
 
-    func serve(request: Request, from start: ResumePoint, filter: (@Sendable (Output) -> Bool)?,
-                       writer: any ResponseBodyWriter) async throws {
-        let client = stream.client(from: start, filter: filter)
-        let box = WriterBox(writer)
-        try await request.body.consumeWithInboundCloseHandler { _ in
-            try await client.run { bytes in try await box.writer.write(bytes) }
-        } onInboundClosed: {
-            client.peerClosed()
-        }
-        try await box.writer.finish(nil)
+/// Writes `client`'s stream as `request`'s response body through `writer`, until it ends or the
+/// peer closes its side.
+func serveEventStream<Output>(_ client: ServerSentEventClient<Output>, request: Request, writer: any ResponseBodyWriter) async throws {
+    let box = WriterBox(writer)
+    try await request.body.consumeWithInboundCloseHandler { _ in
+        try await client.run { bytes in try await box.writer.write(bytes) }
+    } onInboundClosed: {
+        client.peerClosed()
     }
+    try await box.writer.finish(nil)
 }
 
 /// The response body writer, carried to the task that writes (only that task uses it).

@@ -4,21 +4,9 @@ import Hummingbird
 import NIOCore
 import SluiceFeed
 
-/// What a request may see of a topic: decided per request and topic before any stream starts.
-public enum TopicAccess<Output>: Sendable {
-    /// The stream may start; with `filter`, the client gets only the events it accepts.
-    case allowed(filter: (@Sendable (Output) -> Bool)?)
-    /// 401: the request says nobody (or nobody known).
-    case unauthorized
-    /// 403: the request's somebody may not see this topic.
-    case forbidden
-
-    /// The stream may start, every event shown.
-    public static var allowed: TopicAccess { .allowed(filter: nil) }
-}
-
-/// Server-Sent Events by topic: a route's handler that authorizes the request for the topic, finds
-/// the topic's feed, and streams it — `GET /events/{topic}` in one line.
+/// Server-Sent Events by topic: a route's handler that authorizes the request for each topic, finds
+/// the topics' feeds, and streams them — `GET /events/{topic}` for one topic, `GET
+/// /events?topic=a&topic=b` for several on one connection, each in one line.
 ///
 /// ```swift
 /// let streams = TopicEventStreams(feeds: { try await feeds.feed(of: $0) }) { request, topic in
@@ -29,12 +17,18 @@ public enum TopicAccess<Output>: Sendable {
 /// router.get("events/:topic") { request, context in
 ///     await streams.response(to: request, topic: try context.parameters.require("topic"))
 /// }
+/// router.get("events") { request, _ in
+///     await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request))
+/// }
 /// ```
 ///
-/// The answer: 401 or 403 (from `authorize`) before any stream starts; the ``/SluiceFeed/FeedRefusal``
-/// the feeds' error tells when the topic's feed cannot be had (400 for a topic name outside the
-/// rule; 503 with `Retry-After` for its log unreachable or too many feeds); otherwise the stream, as
-/// ``ServerSentEvents`` serves it, with the filter `authorize` gave.
+/// The answer: 401 or 403 (from `authorize`, which runs for each topic: one refused topic refuses
+/// the request, naming it) before any stream starts; the ``/SluiceFeed/FeedRefusal`` the feeds'
+/// error tells when a topic's feed cannot be had (400 for a topic name outside the rule; 503 with
+/// `Retry-After` for its log unreachable or too many feeds); 400 for a list of topics that
+/// ``/SluiceFeed/TopicList/validated(_:maximum:)`` refuses (none, more than ``maximumTopics``);
+/// otherwise the stream — one topic's as ``ServerSentEvents`` serves it, several topics' as
+/// ``/SluiceFeed/ServerSentEventTopics`` does — with the filters `authorize` gave.
 public struct TopicEventStreams<Output: Sendable>: Sendable {
     /// The feed of a topic.
     public let feeds: @Sendable (String) async throws -> EventFeed<Output>
@@ -42,30 +36,41 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
     public let authorize: @Sendable (Request, String) async -> TopicAccess<Output>
     /// How each stream behaves.
     public let options: ServerSentEvents<Output>.Options
+    /// The most topics one connection may follow (100).
+    public var maximumTopics: Int { topicStreams.maximumTopics }
     /// A topic's feed as its streams serve it.
     private let events: @Sendable (EventFeed<Output>) -> ServerSentEvents<Output>
+    /// Streams of several topics.
+    private let topicStreams: ServerSentEventTopics<Output>
 
     /// Streams of topics' feeds of ready-encoded events: each event's frame is made once, by its
     /// feed, for every client.
     public init(feeds: @escaping @Sendable (String) async throws -> EventFeed<Output>,
-                options: ServerSentEvents<Output>.Options = .init(),
+                options: ServerSentEvents<Output>.Options = .init(), maximumTopics: Int = 100,
                 authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed })
     where Output == ServerSentEvent {
         self.feeds = feeds
         self.options = options
         events = { ServerSentEvents(feed: $0, options: options) }
+        topicStreams = ServerSentEventTopics(options: options, maximumTopics: maximumTopics)
         self.authorize = authorize
     }
 
     /// Streams of topics' feeds, each event encoded by `encode` for each client.
     public init(feeds: @escaping @Sendable (String) async throws -> EventFeed<Output>,
-                options: ServerSentEvents<Output>.Options = .init(),
+                options: ServerSentEvents<Output>.Options = .init(), maximumTopics: Int = 100,
                 encode: @escaping @Sendable (Output) -> ServerSentEvent,
                 authorize: @escaping @Sendable (Request, String) async -> TopicAccess<Output> = { _, _ in .allowed }) {
         self.feeds = feeds
         self.options = options
         events = { ServerSentEvents(feed: $0, options: options, encode: encode) }
+        topicStreams = ServerSentEventTopics(options: options, maximumTopics: maximumTopics, encode: encode)
         self.authorize = authorize
+    }
+
+    /// The topics `request` asks for: its `topic` query parameters, in their order.
+    public static func topics(of request: Request) -> [String] {
+        request.uri.queryParameters[values: "topic"].map(String.init)
     }
 
     /// The response to `request` for `topic`.
@@ -73,27 +78,59 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
         await answer(to: request, topic: topic).response(to: request)
     }
 
+    /// The response to `request` for `topics` on one connection (``topics(of:)``: its `?topic=`
+    /// parameters); each resumes from the request's `Last-Event-ID` (a ``/SluiceFeed/TopicCursor``).
+    public func response(to request: Request, topics: [String]) async -> Response {
+        await answer(to: request, topics: topics).response(to: request)
+    }
+
     /// What `request` gets for `topic`: 401 or 403 from `authorize`, the refusal the feeds' error
     /// tells, or the stream.
     func answer(to request: Request, topic: String) async -> EventStreamAnswer<Output> {
+        switch await access(request, topic) {
+        case .failure(let refusal): .refused(refusal)
+        case .success(let (feed, filter)): events(feed).answer(to: request, filter: filter)
+        }
+    }
+
+    /// What `request` gets for `names`: a refusal of the list, of one of its topics, or of a full
+    /// feed; or the stream of them all.
+    func answer(to request: Request, topics names: [String]) async -> EventStreamAnswer<Output> {
+        let list: [String]
+        do {
+            list = try TopicList.validated(names, maximum: maximumTopics)
+        } catch {
+            return .refused(StreamRefusal(status: .init(code: error.status), text: "\(error)\n", retryAfter: nil))
+        }
+        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["lastEventId"].map(String.init)
+        let starts = TopicCursor.resumePoints(lastEventID: lastEventID, topics: list)
+        var topics: [FeedTopic<Output>] = []
+        for (name, start) in zip(list, starts) {
+            switch await access(request, name) {
+            case .failure(let refusal):
+                return .refused(refusal)
+            case .success(let (feed, filter)):
+                if feed.isFull { return .refused(.full) }
+                topics.append(FeedTopic(name, feed: feed, from: feed.fixing(start), filter: filter))
+            }
+        }
+        return .topics(topicStreams, topics)
+    }
+
+    /// Whether `request` may follow `topic`, and its feed and filter if so: 401 or 403 from
+    /// `authorize`, or the refusal the feeds' error tells.
+    private func access(_ request: Request, _ topic: String) async -> Result<(EventFeed<Output>, (@Sendable (Output) -> Bool)?), StreamRefusal> {
         let filter: (@Sendable (Output) -> Bool)?
         switch await authorize(request, topic) {
-        case .unauthorized: return .refused(StreamRefusal(status: .unauthorized, text: "not authenticated\n", retryAfter: nil))
-        case .forbidden: return .refused(StreamRefusal(status: .forbidden, text: "not allowed to read \(topic)\n", retryAfter: nil))
+        case .unauthorized: return .failure(StreamRefusal(status: .unauthorized, text: "not authenticated\n", retryAfter: nil))
+        case .forbidden: return .failure(StreamRefusal(status: .forbidden, text: "not allowed to read \(topic)\n", retryAfter: nil))
         case .allowed(let accepted): filter = accepted
         }
-        let feed: EventFeed<Output>
         do {
-            feed = try await feeds(topic)
+            return .success((try await feeds(topic), filter))
         } catch {
-            let refusal = FeedRefusal(error)
-            guard refusal.isRetriable else {
-                return .refused(StreamRefusal(status: .init(code: refusal.status), text: "\(error)\n", retryAfter: nil))
-            }
-            return .refused(StreamRefusal(status: .init(code: refusal.status),
-                                          text: "the topic's events are unavailable; try again\n", retryAfter: 1))
+            return .failure(StreamRefusal(error, topic: topic))
         }
-        return events(feed).answer(to: request, filter: filter)
     }
 }
 #endif

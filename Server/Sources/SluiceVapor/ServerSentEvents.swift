@@ -67,18 +67,27 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     /// the answer is 503 with `Retry-After: 5`, and no stream.
     public func response(to request: Request, filter: (@Sendable (Output) -> Bool)? = nil) -> Response {
         let stream = self.stream
-        if stream.feed.isFull {
-            return Response(status: .serviceUnavailable,
-                            headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "5"],
-                            body: .init(string: "the feed serves as many clients as it may; try again later\n"))
-        }
+        if stream.feed.isFull { return Self.full }
         let start = stream.feed.fixing(Self.resumePoint(of: request))
+        return Self.eventStream { stream.client(from: start, filter: filter) }
+    }
+
+    /// 503 with `Retry-After: 5`: the feed serves as many clients as it may.
+    static var full: Response {
+        Response(status: .serviceUnavailable,
+                 headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "5"],
+                 body: .init(string: "the feed serves as many clients as it may; try again later\n"))
+    }
+
+    /// A `text/event-stream` response whose body is the stream of the client `client` makes when
+    /// Vapor begins to write it.
+    static func eventStream(_ client: @escaping @Sendable () -> ServerSentEventClient<Output>) -> Response {
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "text", subType: "event-stream")
         headers.replaceOrAdd(name: .cacheControl, value: "no-cache")
         headers.replaceOrAdd(name: "X-Accel-Buffering", value: "no")
         return Response(status: .ok, headers: headers, body: .init(asyncStream: { writer in
-            let client = stream.client(from: start, filter: filter)
+            let client = client()
             do {
                 try await client.run { bytes in try await writer.write(.buffer(bytes)) }
                 try await writer.write(.end)

@@ -11,12 +11,18 @@ import SluiceHummingbird
 /// - `GET /events` — Server-Sent Events, each event `id: <id>\ndata: <text>\n\n` (the other
 ///   engines' ids are numbers from 1; Sluice's are `<epoch>-<position>`, resumable with
 ///   `Last-Event-ID`). With `--postgres`, the event log's topic `feed`.
-/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above. Sluice's streams
+/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above.
+/// - `GET /events?topic=a&topic=b…` — with `--postgres`: several topics on one connection, each
+///   event named by its topic (`event: a`) with the connection's cursor as its `id:`
+///   (`TopicCursor`: `Last-Event-ID` resumes every topic). Sluice's streams
 ///   (the topics', or its engine's) are served from the event loop (``eventStreamRoutes()``) when a
 ///   connection asks for one first.
 /// - `GET /ws` — WebSocket (Sluice's engine): each event a text message `{"id":"…","data":"…"}`
 ///   (resume with `?lastEventId=<id>`); each text message the client sends is posted as an event.
-///   With `--postgres`, `GET /ws/{topic}` too: the topic's events, messages posted to it.
+///   With `--postgres`, `GET /ws/{topic}` too: the topic's events, messages posted to it; and
+///   `GET /ws?topic=a&topic=b…`: a socket of topics (`WebSocketTopics`), whose messages subscribe
+///   (`{"subscribe":"c","after":"<id>"}`) and unsubscribe (`{"unsubscribe":"a"}`), each event
+///   `{"topic":"…","id":"…","data":"…"}`.
 /// - `POST /events` (and, with `--postgres`, `POST /events/{topic}`) — the body (UTF-8 text, at most
 ///   1 MiB) becomes one event. With `--postgres` it is appended to the event log under its
 ///   `Idempotency-Key`, if any, and answered as ``PostAnswer`` says (202 with `{"id":"<id>"}` once
@@ -50,7 +56,7 @@ struct FeedRoutes: Sendable {
     func eventStreamRoutes() -> [EventStreamRoute] {
         guard options.streams == .loop else { return [] }
         if let streams = topicStreams {
-            return [.topic(EventLogBackend.defaultTopic, of: streams, at: "/events"), .topics(streams, under: "/events")]
+            return [.topicList(streams, at: "/events", orElse: EventLogBackend.defaultTopic), .topics(streams, under: "/events")]
         }
         if let sluice = engine as? SluiceEngine { return [.feed(sluice.events, at: "/events")] }
         return []
@@ -83,7 +89,11 @@ struct FeedRoutes: Sendable {
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }
         if let streams = topicStreams {
-            router.get("/events") { request, _ in await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
+            router.get("/events") { request, _ in
+                let topics = TopicEventStreams<ServerSentEvent>.topics(of: request)
+                if topics.isEmpty { return await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
+                return await streams.response(to: request, topics: topics)
+            }
             router.get("/events/:topic") { request, context in
                 await streams.response(to: request, topic: try context.parameters.require("topic"))
             }
@@ -128,12 +138,22 @@ struct FeedRoutes: Sendable {
             try await backend?.feeds.feed(of: topic) ?? sluice.feed
         }
         let topic: @Sendable (FeedWebSocketRequestContext) -> String = { $0.parameters.get("topic") ?? EventLogBackend.defaultTopic }
+        let sockets = WebSocketTopics<ServerSentEvent>()
         for path in backend == nil ? ["/ws"] : ["/ws", "/ws/:topic"] {
             // The client's start is fixed before the upgrade is answered: a client gets every event
             // from the moment its socket opens.
             router.ws(RouterPath(path), shouldUpgrade: { request, context in
-                try await context.upgrade(request) { try await feed(topic(context)) }
+                if backend != nil, !TopicEventStreams<ServerSentEvent>.topics(of: request).isEmpty { return .upgrade([:]) }
+                return try await context.upgrade(request) { try await feed(topic(context)) }
             }) { inbound, outbound, context in
+                // `/ws?topic=a&topic=b`: a socket of topics, subscribed to and left by its messages.
+                let following = TopicEventStreams<ServerSentEvent>.topics(of: context.request)
+                if let backend, !following.isEmpty {
+                    return try await sockets.serve(inbound: inbound, outbound: outbound, following: following) { name, start in
+                        let feed = try await backend.feeds.feed(of: name)
+                        return FeedTopic(name, feed: feed, from: feed.fixing(start))
+                    }
+                }
                 let topic = topic(context.requestContext)
                 try await SluiceEngine.serveWebSocket(feed: try await feed(topic), inbound: inbound, outbound: outbound,
                                                       context: context) { text in

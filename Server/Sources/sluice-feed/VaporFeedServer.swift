@@ -39,21 +39,18 @@ struct VaporFeedServer: Service {
         let feed: @Sendable (String) async throws -> EventFeed<ServerSentEvent> = { topic in
             try await backend?.feeds.feed(of: topic) ?? engine.feed
         }
-        app.get("events") { request in ServerSentEvents(feed: try await feed(EventLogBackend.defaultTopic)).response(to: request) }
         app.post("events") { request in await Self.post(request, to: EventLogBackend.defaultTopic, routes) }
         if backend != nil {
-            app.get("events", ":topic") { request in
-                do {
-                    return ServerSentEvents(feed: try await feed(try request.parameters.require("topic"))).response(to: request)
-                } catch {
-                    let refusal = FeedRefusal(error)
-                    let response = Self.response(HTTPResponseStatus(statusCode: refusal.status),
-                                                 refusal.isRetriable ? "the topic's events are unavailable; try again\n" : "\(error)\n")
-                    if refusal.isRetriable { response.headers.replaceOrAdd(name: .retryAfter, value: "1") }
-                    return response
-                }
+            let streams = TopicEventStreams(feeds: feed)
+            app.get("events") { request in
+                let topics = TopicEventStreams<ServerSentEvent>.topics(of: request)
+                if topics.isEmpty { return await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
+                return await streams.response(to: request, topics: topics)
             }
+            app.get("events", ":topic") { request in await streams.response(to: request, topic: try request.parameters.require("topic")) }
             app.post("events", ":topic") { request in await Self.post(request, to: try request.parameters.require("topic"), routes) }
+        } else {
+            app.get("events") { request in ServerSentEvents(feed: try await feed(EventLogBackend.defaultTopic)).response(to: request) }
         }
         // The feed is fetched and the client's start fixed before the upgrade is answered (the
         // fetch may wait for PostgreSQL); the socket is then served from Vapor's synchronous

@@ -28,6 +28,8 @@ public struct SSEFrame: Equatable, CustomStringConvertible, Sendable {
     public var data: [String] = []
     public var retry: Int?
     public var comments: [String] = []
+    /// The frame's `id:` as written (a stream of several topics writes its cursor there).
+    public var rawID: String?
 
     public var description: String {
         var parts: [String] = []
@@ -40,6 +42,17 @@ public struct SSEFrame: Equatable, CustomStringConvertible, Sendable {
     }
 
     public var isEvent: Bool { id != nil && event == nil }
+
+    /// Frames are equal when their fields are: ``rawID`` is what ``id`` and ``epoch`` were read from.
+    public static func == (a: SSEFrame, b: SSEFrame) -> Bool {
+        a.id == b.id && a.epoch == b.epoch && a.event == b.event && a.data == b.data && a.retry == b.retry && a.comments == b.comments
+    }
+
+    /// An event of a stream of several topics: an `id:` and its topic's name as its `event:`.
+    public var isTopicEvent: Bool {
+        guard rawID != nil, let event else { return false }
+        return !["reset", "dropped", "shutdown"].contains(event)
+    }
 
     /// The frame's id as the server wrote it (`<epoch>-<position>`).
     public var eventID: EventID? {
@@ -204,6 +217,7 @@ private final class SSEHandler: ChannelInboundHandler {
             }
             switch field {
             case "id":
+                frame.rawID = String(value)
                 let eventID = EventID(String(value))
                 frame.id = eventID?.position
                 frame.epoch = eventID?.epoch

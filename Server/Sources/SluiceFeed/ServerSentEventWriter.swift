@@ -1,0 +1,132 @@
+#if Server
+import NIOCore
+
+/// What one connection's `text/event-stream` body is made of, message by message: the one place
+/// where a client's messages become SSE bytes, whichever transport carries them (a task's writer,
+/// a writer on the connection's event loop, Hummingbird, Vapor).
+///
+/// A stream of one feed writes each event as its `id:` (`<epoch>-<position>`), `event:` if named,
+/// and `data:` lines — the frame its feed made once for every client, when it did. A stream of
+/// several topics writes each event with the connection's ``TopicCursor`` as its `id:` and its
+/// topic's name as its `event:`, then the event's `data:` lines; its `reset` and `dropped` name
+/// their topic (`{"topic":"…","missed":n}`). Used by one writer at a time.
+package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable {
+    private let encode: @Sendable (Output) -> ServerSentEvent
+    private let writesFrames: Bool
+    /// A stream of one feed: its filter.
+    private let filter: (@Sendable (Output) -> Bool)?
+    /// A stream of several topics: their names, filters, and where the connection stands in each.
+    private let topics: [String]
+    private let filters: [(@Sendable (Output) -> Bool)?]
+    private var positions: [EventID]
+    /// The cursor's check, written before its entries.
+    private let check: String
+    /// Whether the writer's positions moved since ``cursor`` was last written.
+    private var cursorText = ""
+    private var cursorStale = true
+
+    /// A writer of a stream of one feed.
+    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, filter: (@Sendable (Output) -> Bool)?) {
+        self.encode = encode
+        self.writesFrames = writesFrames
+        self.filter = filter
+        topics = []
+        filters = []
+        positions = []
+        check = ""
+    }
+
+    /// A writer of a stream of `topics`, in their order.
+    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, topics: [FeedTopic<Output>]) {
+        self.encode = encode
+        self.writesFrames = writesFrames
+        filter = nil
+        self.topics = topics.map(\.name)
+        filters = topics.map(\.filter)
+        positions = topics.map(\.position)
+        check = TopicCursor.check(of: self.topics)
+    }
+
+    /// Whether the stream follows several topics.
+    package var isTopicSet: Bool { !topics.isEmpty }
+
+    /// The bytes of a batch (`nil`: none, every event filtered out): a lone event's own frame,
+    /// shared, when its feed made one and this stream writes it as it is.
+    package func bytes(of messages: [ClientMessage]) -> ByteBuffer? {
+        if messages.count == 1, !isTopicSet, filter == nil, writesFrames, case .event(let event, _) = messages[0], let frame = event.frame {
+            return frame
+        }
+        var buffer = ByteBuffer()
+        append(messages, to: &buffer)
+        return buffer.readableBytes > 0 ? buffer : nil
+    }
+
+    /// Appends the bytes of `messages` to `buffer`.
+    package func append(_ messages: [ClientMessage], to buffer: inout ByteBuffer) {
+        for message in messages { append(message, to: &buffer) }
+    }
+
+    /// Appends `message`'s bytes to `buffer`.
+    package func append(_ message: ClientMessage, to buffer: inout ByteBuffer) {
+        switch message {
+        case .event(let event, let topic):
+            isTopicSet ? appendTopicEvent(event, topic: Int(topic), to: &buffer) : appendEvent(event, to: &buffer)
+        case .dropped(let count, let topic):
+            buffer.writeStaticString("event: dropped\ndata: {")
+            if isTopicSet { writeTopic(Int(topic), to: &buffer) }
+            buffer.writeString("\"dropped\":\(count)}\n\n")
+        case .reset(let missed, let topic):
+            buffer.writeStaticString("event: reset\ndata: {")
+            if isTopicSet { writeTopic(Int(topic), to: &buffer) }
+            buffer.writeString("\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
+        case .shutdown(let reason):
+            var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
+            buffer.writeBuffer(&encoded)
+        }
+    }
+
+    private func appendEvent(_ event: FeedEvent, to buffer: inout ByteBuffer) {
+        if let filter, !filter(event.value(as: Output.self)) { return }
+        if writesFrames, let frame = event.frame {
+            buffer.writeImmutableBuffer(frame)
+            return
+        }
+        buffer.writeStaticString("id: ")
+        buffer.writeString(event.epoch)
+        buffer.writeStaticString("-")
+        buffer.writeString(String(event.id))
+        buffer.writeStaticString("\n")
+        var encoded = encode(event.value(as: Output.self)).encoded
+        buffer.writeBuffer(&encoded)
+    }
+
+    private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
+        positions[topic] = event.eventID   // passed, shown or not
+        cursorStale = true
+        let value = event.value(as: Output.self)
+        if let filter = filters[topic], !filter(value) { return }
+        if cursorStale {
+            cursorText = check + "/"
+            TopicCursor.write(positions, into: &cursorText)
+            cursorStale = false
+        }
+        buffer.writeStaticString("id: ")
+        buffer.writeString(cursorText)
+        buffer.writeStaticString("\nevent: ")
+        buffer.writeString(topics[topic])
+        buffer.writeStaticString("\n")
+        if writesFrames {
+            buffer.writeImmutableBuffer(event.value(as: ServerSentEvent.self).dataLines)
+        } else {
+            buffer.writeImmutableBuffer(encode(value).dataLines)
+        }
+    }
+
+    /// `"topic":"<name>",`.
+    private func writeTopic(_ topic: Int, to buffer: inout ByteBuffer) {
+        buffer.writeStaticString("\"topic\":")
+        buffer.writeString(jsonString(topics[topic]))
+        buffer.writeStaticString(",")
+    }
+}
+#endif

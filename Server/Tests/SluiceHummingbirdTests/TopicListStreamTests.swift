@@ -1,0 +1,251 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import HummingbirdWSClient
+import Logging
+import NIOConcurrencyHelpers
+import Sluice
+import SluiceFeed
+import SluiceHummingbird
+import Testing
+
+extension OverLoopback {
+    /// Several topics on one connection, over real sockets: served by a route's task and from the
+    /// event loop (`.eventStreams`), each event named by its topic with the connection's cursor as
+    /// its id; a reconnect with the cursor gets exactly what each topic missed; a cursor whose epoch
+    /// is wrong for one topic resets that topic alone; every topic is authorized, and one refused
+    /// topic refuses the request; the topic limit; WebSocket subscriptions while events flow.
+    @Suite struct TopicListStreamTests {
+        struct Unknown: Error, CustomStringConvertible {
+            var description: String { "no such topic" }
+        }
+
+        /// Three topics, each a feed of its own subject.
+        struct Topics {
+            let subjects: [String: PassthroughSubject<ServerSentEvent, Never>]
+            let feeds: [String: EventFeed<ServerSentEvent>]
+
+            init(_ names: [String]) {
+                subjects = Dictionary(uniqueKeysWithValues: names.map { ($0, PassthroughSubject<ServerSentEvent, Never>()) })
+                feeds = subjects.mapValues { EventFeed($0) }
+            }
+
+            func feed(_ topic: String) throws -> EventFeed<ServerSentEvent> {
+                guard let feed = feeds[topic] else { throw Unknown() }
+                return feed
+            }
+
+            func send(_ topic: String, _ text: String) { subjects[topic]!.send(ServerSentEvent(data: text)) }
+        }
+
+        /// The events of `topic` a client got, as their data.
+        private func data(_ frames: [SSEFrame], of topic: String) -> [String] {
+            frames.filter { $0.isTopicEvent && $0.event == topic }.flatMap(\.data)
+        }
+
+        @Test(arguments: [false, true]) func oneConnectionFollowsSeveralTopicsAndResumesEachExactly(fromTheEventLoop: Bool) async throws {
+            let topics = Topics(["a", "b", "c"])
+            let streams = TopicEventStreams(feeds: { try topics.feed($0) })
+            let router = Router()
+            router.get("events") { request, _ in await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request)) }
+            let server: HTTPServerBuilder = fromTheEventLoop ? .eventStreams([.topicList(streams, at: "events")]) : .http1()
+            try await withServer(router, server: server) { port, _ in
+                let path = "/events?topic=a&topic=b&topic=c"
+                let client = try await SSEClient.connect(port: port, path: path)
+                #expect(await waitUntil { topics.feeds.values.allSatisfy { $0.stats.connectedClients == 1 } })
+                for i in 1...3 {
+                    for topic in ["a", "b", "c"] { topics.send(topic, "\(topic)\(i)") }
+                }
+                #expect(await client.wait { $0.filter(\.isTopicEvent).count == 9 })
+                #expect(client.status == .ok)
+                for topic in ["a", "b", "c"] { #expect(data(client.frames, of: topic) == ["\(topic)1", "\(topic)2", "\(topic)3"]) }
+                // Every id is the cursor: where the connection stands in each topic.
+                let last = try #require(client.frames.last(where: \.isTopicEvent)?.rawID)
+                let cursor = try #require(TopicCursor(last, topics: ["a", "b", "c"]))
+                #expect(cursor.positions.map(\.position) == [3, 3, 3])
+                #expect(cursor.positions.map(\.epoch) == ["a", "b", "c"].map { topics.feeds[$0]!.lastEventID.epoch })
+                await client.close()
+                #expect(await waitUntil { topics.feeds.values.allSatisfy { $0.stats.connectedClients == 0 } })
+
+                // Missed while away: two of a, none of b, one of c.
+                topics.send("a", "a4")
+                topics.send("a", "a5")
+                topics.send("c", "c4")
+                let back = try await SSEClient.connect(port: port, path: path, lastEventID: last)
+                #expect(await back.wait { $0.filter(\.isTopicEvent).count == 3 })
+                #expect(await waitUntil { topics.feeds.values.allSatisfy { $0.stats.connectedClients == 1 } })
+                topics.send("b", "b4")
+                #expect(await back.wait { $0.filter(\.isTopicEvent).count == 4 })
+                #expect(data(back.frames, of: "a") == ["a4", "a5"])
+                #expect(data(back.frames, of: "b") == ["b4"])
+                #expect(data(back.frames, of: "c") == ["c4"])
+                #expect(!back.frames.contains { $0.event == "reset" })
+                let now = try #require(back.frames.last(where: \.isTopicEvent)?.rawID)
+                await back.close()
+
+                // A cursor whose epoch is wrong for b alone: b is reset (named), a and c resume exactly.
+                var forged = try #require(TopicCursor(now, topics: ["a", "b", "c"]))
+                forged.positions[1] = EventID(epoch: "elsewhere", position: 2)
+                topics.send("c", "c5")
+                let reset = try await SSEClient.connect(port: port, path: path, lastEventID: forged.description)
+                #expect(await reset.wait { frames in frames.contains { $0.event == "reset" } && frames.contains(where: \.isTopicEvent) })
+                #expect(reset.frames.filter { $0.event == "reset" }.map(\.data) == [["{\"topic\":\"b\",\"missed\":null}"]])
+                #expect(data(reset.frames, of: "c") == ["c5"])
+                #expect(data(reset.frames, of: "a").isEmpty && data(reset.frames, of: "b").isEmpty)
+                await reset.close()
+            }
+        }
+
+        @Test(arguments: [false, true]) func everyTopicIsAuthorizedAndTheListIsBounded(fromTheEventLoop: Bool) async throws {
+            let topics = Topics(["public", "staff", "odd"])
+            let streams = TopicEventStreams(feeds: { try topics.feed($0) }, maximumTopics: 3) { request, topic in
+                guard let user = request.headers[.authorization] else { return .unauthorized }
+                if topic == "staff", user != "boss" { return .forbidden }
+                if topic == "odd" { return .allowed { Int($0.data)! % 2 == 1 } }
+                return .allowed
+            }
+            let router = Router()
+            router.get("events") { request, _ in await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request)) }
+            let server: HTTPServerBuilder = fromTheEventLoop ? .eventStreams([.topicList(streams, at: "events")]) : .http1()
+            try await withServer(router, server: server) { port, _ in
+                func connect(_ query: String, as user: String?) async throws -> SSEClient {
+                    try await SSEClient.connect(port: port, path: "/events?\(query)", headers: user.map { [("Authorization", $0)] } ?? [])
+                }
+                /// A refused request's status and text.
+                func refusal(_ query: String, as user: String?) async throws -> (Int, String) {
+                    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/events?\(query)")!)
+                    if let user { request.setValue(user, forHTTPHeaderField: "Authorization") }
+                    let (body, response) = try await URLSession.shared.data(for: request)
+                    return ((response as! HTTPURLResponse).statusCode, String(decoding: body, as: UTF8.self))
+                }
+                #expect(try await refusal("topic=public&topic=odd", as: nil) == (401, "not authenticated\n"))
+                #expect(try await refusal("topic=public&topic=staff", as: "clerk") == (403, "not allowed to read staff\n"))
+                #expect(try await refusal("topic=public&topic=nowhere", as: "boss") == (503, "the events of nowhere are unavailable; try again\n"))
+                #expect(try await refusal("topic=public&topic=staff&topic=odd&topic=more", as: "boss")
+                        == (400, "4 topics asked for; a connection follows at most 3\n"))
+                #expect(try await refusal("other=1", as: "boss") == (400, "name at least one topic: ?topic=<name>\n"))
+                #expect(try await refusal("topic=public&topic=reset", as: "boss")
+                        == (400, "a stream of several topics cannot follow a topic named reset\n"))
+                #expect(topics.feeds.values.allSatisfy { $0.stats.connectedClients == 0 })   // no stream started
+
+                // Allowed: each topic's own filter applies.
+                let boss = try await connect("topic=staff&topic=odd&topic=public", as: "boss")
+                #expect(await waitUntil { topics.feeds.values.allSatisfy { $0.stats.connectedClients == 1 } })
+                for i in 1...4 { topics.send("odd", "\(i)") }
+                topics.send("staff", "memo")
+                topics.send("public", "news")
+                #expect(await boss.wait { $0.filter(\.isTopicEvent).count == 4 })
+                #expect(data(boss.frames, of: "odd") == ["1", "3"])
+                #expect(data(boss.frames, of: "staff") == ["memo"])
+                #expect(data(boss.frames, of: "public") == ["news"])
+                await boss.close()
+            }
+        }
+
+        /// A socket client whose messages are sent as the test says, recording what it receives.
+        final class SocketClient: Sendable {
+            let received = NIOLockedValueBox<[String]>([])
+            private let outgoing: AsyncStream<String>.Continuation
+            private let task: Task<Void, Never>
+
+            init(port: Int, query: String) {
+                let (messages, outgoing) = AsyncStream<String>.makeStream()
+                self.outgoing = outgoing
+                var logger = Logger(label: "ws-client")
+                logger.logLevel = .warning
+                let received = received
+                task = Task { [logger] in
+                    _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws\(query)", logger: logger) { inbound, outbound, _ in
+                        let sending = Task { for await text in messages { try? await outbound.write(.text(text)) } }
+                        defer { sending.cancel() }
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            if case .text(let text) = message { received.withLockedValue { $0.append(text) } }
+                        }
+                    }
+                }
+            }
+
+            func send(_ text: String) { outgoing.yield(text) }
+            var messages: [String] { received.withLockedValue { $0 } }
+            /// The events received, as (topic, data).
+            var events: [(topic: String, data: String, id: String)] {
+                messages.compactMap { text in
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                          let topic = object["topic"] as? String, let data = object["data"] as? String, let id = object["id"] as? String
+                    else { return nil }
+                    return (topic, data, id)
+                }
+            }
+            func data(of topic: String) -> [String] { events.filter { $0.topic == topic }.map(\.data) }
+            func cancel() {
+                outgoing.finish()
+                task.cancel()
+            }
+        }
+
+        @Test func aSocketSubscribesAndUnsubscribesWhileEventsFlow() async throws {
+            let topics = Topics(["a", "b", "c"])
+            let sockets = WebSocketTopics<ServerSentEvent>(maximumTopics: 2)
+            let router = Router(context: BasicWebSocketRequestContext.self)
+            router.ws("ws") { inbound, outbound, context in
+                try await sockets.serve(inbound: inbound, outbound: outbound,
+                                        following: context.request.uri.queryParameters[values: "topic"].map(String.init)) { name, start in
+                    let feed = try topics.feed(name)
+                    return FeedTopic(name, feed: feed, from: feed.fixing(start))
+                }
+            }
+            try await withServer(Router(), server: .http1WebSocketUpgrade(webSocketRouter: router)) { port, _ in
+                let client = SocketClient(port: port, query: "?topic=a")
+                #expect(await waitUntil { topics.feeds["a"]!.stats.connectedClients == 1 })
+                for i in 1...3 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
+                #expect(await waitUntil { client.data(of: "a").count == 3 })
+                client.send("{\"subscribe\":\"b\"}")
+                #expect(await waitUntil { topics.feeds["b"]!.stats.connectedClients == 1 })
+                for i in 4...6 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
+                #expect(await waitUntil { client.data(of: "a").count == 6 && client.data(of: "b").count == 3 })
+                // A third topic is over this socket's limit; an unknown one is refused with its reason.
+                client.send("{\"subscribe\":\"c\"}")
+                client.send("not json")
+                #expect(await waitUntil { client.messages.filter { $0.contains("\"refused\"") }.count == 2 })
+                #expect(topics.feeds["c"]!.stats.connectedClients == 0)
+                client.send("{\"unsubscribe\":\"a\"}")
+                #expect(await waitUntil { topics.feeds["a"]!.stats.connectedClients == 0 })
+                // From b, subscribed again after an id: what it missed, once.
+                let lastOfB = try #require(client.events.last { $0.topic == "b" }?.id)
+                client.send("{\"unsubscribe\":\"b\"}")
+                #expect(await waitUntil { topics.feeds["b"]!.stats.connectedClients == 0 })
+                for i in 7...8 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
+                client.send("{\"subscribe\":\"b\",\"after\":\"\(lastOfB)\"}")
+                client.send("{\"subscribe\":\"c\"}")
+                #expect(await waitUntil { client.data(of: "b").count == 5 && topics.feeds["c"]!.stats.connectedClients == 1 })
+                topics.send("c", "c1")
+                topics.send("a", "a9")
+                #expect(await waitUntil { client.data(of: "c") == ["c1"] })
+                #expect(client.data(of: "a") == (1...6).map { "a\($0)" })   // nothing of a after it left
+                #expect(client.data(of: "b") == (4...8).map { "b\($0)" })   // 4–6 live, 7–8 on resuming, none twice
+                #expect(client.messages.contains("{\"event\":\"unsubscribed\",\"topic\":\"a\"}"))
+                client.cancel()
+            }
+        }
+
+        @Test func theCursorRoundTripsAndRefusesAnotherList() throws {
+            let ids = [EventID(epoch: "x1", position: 4), EventID(epoch: "x1", position: 9), EventID(epoch: "y", position: 0)]
+            let cursor = TopicCursor(topics: ["a", "b", "c"], positions: ids)
+            #expect(cursor.description.hasSuffix("/x1-4,9,y-0"))
+            #expect(TopicCursor(cursor.description, topics: ["a", "b", "c"]) == cursor)
+            #expect(TopicCursor(cursor.description, topics: ["b", "a", "c"]) == nil)   // another order
+            #expect(TopicCursor(cursor.description, topics: ["a", "b"]) == nil)
+            #expect(TopicCursor("x1-4", topics: ["a"])?.positions == [ids[0]])      // a plain id, for a list of one
+            #expect(TopicCursor.resumePoints(lastEventID: "garbage", topics: ["a", "b"]) == [.unreadable("garbage"), .unreadable("garbage")])
+            #expect(TopicCursor.resumePoints(lastEventID: nil, topics: ["a"]) == [.live])
+            // The size at the limit, with the log's 12-character epochs and positions of 10 digits.
+            let hundred = (0..<100).map { "topic\($0)" }
+            let wide = TopicCursor(topics: hundred, positions: hundred.map { _ in EventID(epoch: EventID.randomEpoch(), position: 9_999_999_999) })
+            #expect(wide.description.utf8.count <= 9 + 100 * 24)
+        }
+    }
+}
