@@ -10,6 +10,9 @@
    through PostgreSQL to A, then to the browser over SSE), and B's WebSocket client must get it.
 4. Types a second unique text into A's form and submits it: B's WebSocket client must get it.
 5. Reads A's GET /metrics: its feeds' clients and deliveries, and its listener connected.
+6. Opens A's page following eight topics (`/?topic=lobby&topic=room1…`, one EventSource on
+   `/events?topic=…`), POSTs an event to each on B: the page must show each under its topic, and
+   still fetch its own origin.
 
 Each wait polls with a generous limit (30 s), never a fixed sleep. Exits 0 when all holds, 1 with
 what failed. Standard library only: the WebSocket client (for the DevTools protocol and for /ws)
@@ -239,6 +242,29 @@ def main():
                 raise Failure(f"A's /metrics does not show its feed's clients and deliveries and a connected listener:\n{metrics}")
             time.sleep(0.2)
         print(f"page-check: A's /metrics: {clients:g} clients, {delivered:g} events delivered, listener connected")
+
+        # The same page following eight topics on one connection (six is all HTTP/1.1 gives an
+        # origin): an event posted to each on B shows on A's page under its topic, and the page
+        # can still fetch its own origin.
+        topics = ["lobby"] + [f"room{n}-{unique}" for n in range(1, 8)]
+        address = url_a + "?" + "&".join("topic=" + urllib.parse.quote(topic) for topic in topics)
+        page.evaluate("location.href = " + json.dumps(address) + "; true")
+        page.wait_for("location.search.includes('topic=') && document.getElementById('status').textContent === 'connected'",
+                      "A's page of eight topics did not say connected")
+        texts = {}
+        for topic in topics:
+            texts[topic] = f"to {topic} {unique}"
+            request = urllib.request.Request(url_b + "events/" + urllib.parse.quote(topic), data=texts[topic].encode(), method="POST")
+            status = urllib.request.urlopen(request, timeout=LIMIT).status
+            if status != 202:
+                raise Failure(f"POST {url_b}events/{topic} answered {status}, not 202")
+        every = " && ".join(
+            "Array.from(document.querySelectorAll('#events li')).some(li => li.dataset.topic === " + json.dumps(topic)
+            + " && li.textContent === " + json.dumps(topic + ": " + texts[topic]) + ")" for topic in topics)
+        page.wait_for(every, "A's page did not show an event of every one of its eight topics")
+        page.evaluate("window.fetched = null; fetch('/ready').then(r => { window.fetched = r.status; }); true")
+        page.wait_for("window.fetched === 200", "A's page of eight topics could not fetch its own origin")
+        print(f"page-check: A's page follows {len(topics)} topics on one connection and shows each topic's event")
         return 0
     except Failure as failure:
         print(f"page-check: FAILED: {failure}", file=sys.stderr)

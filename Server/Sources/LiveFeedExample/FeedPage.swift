@@ -1,6 +1,8 @@
 /// `GET /`: a self-contained page (no external resources) that shows a topic live through
 /// `EventSource` on `events` (`/events` or `/events/<topic>`) — each event an `<li>` of its data
-/// text in `#events`, newest first, the last 200 kept; `#status` says "connected" or
+/// text in `#events`, newest first, the last 200 kept. With `?topic=a&topic=b…` in its own address,
+/// it follows those topics over one connection instead (`/events?topic=a&topic=b…`), each event's
+/// `<li>` named by its topic (`data-topic`, and `a: ` before its text), and posts to the first; `#status` says "connected" or
 /// "reconnecting" — and posts text to the same path from a small form. The instance's name is in
 /// the title and the heading. With `stats`, a small chart (inline SVG, `#chart`) draws this
 /// instance's last minute from `GET /stats`, read every second: its clients, the events it
@@ -55,16 +57,22 @@ public enum FeedPage {
             const notices = document.getElementById("notices");
             function show(state) { status.textContent = state; status.className = state; }
             function notice(text) { notices.textContent = text; }
-            const source = new EventSource("\(path)");
+            const topics = new URLSearchParams(location.search).getAll("topic");
+            const query = topics.map((topic) => "topic=" + encodeURIComponent(topic)).join("&");
+            const source = new EventSource(topics.length ? "/events?" + query : "\(path)");
+            const postPath = topics.length ? "/events/" + encodeURIComponent(topics[0]) : "\(path)";
             source.onopen = () => show("connected");
             source.onerror = () => show(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
-            source.onmessage = (event) => {
+            function add(event, topic) {
               const item = document.createElement("li");
-              item.textContent = event.data;
-              item.dataset.id = event.lastEventId;
+              item.textContent = topic === null ? event.data : topic + ": " + event.data;
+              if (topic !== null) item.dataset.topic = topic;
+              item.dataset.id = topic === null ? event.lastEventId : "";
               list.prepend(item);
               while (list.childElementCount > 200) list.lastElementChild.remove();
-            };
+            }
+            source.onmessage = (event) => add(event, null);
+            for (const topic of topics) source.addEventListener(topic, (event) => add(event, topic));
             source.addEventListener("dropped", (event) => notice("missed " + JSON.parse(event.data).dropped + " events (this page fell behind)"));
             source.addEventListener("reset", () => notice("missed events while away: the list may have a gap"));
             source.addEventListener("shutdown", (event) => notice("the server is shutting down: " + event.data));
@@ -72,7 +80,7 @@ public enum FeedPage {
             document.getElementById("post").addEventListener("submit", async (submit) => {
               submit.preventDefault();
               const field = document.getElementById("text");
-              const response = await fetch("\(path)", { method: "POST", body: field.value });
+              const response = await fetch(postPath, { method: "POST", body: field.value });
               if (response.ok) field.value = ""; else notice("not posted: " + response.status);
             });
             </script>

@@ -10,7 +10,7 @@ import SluicePostgres
 
 /// A live feed on Hummingbird: events by topic in a PostgreSQL event log, served to every
 /// instance's clients. `GET /` a live page; `GET /events/{topic}` Server-Sent Events (resume with
-/// `Last-Event-ID`); `GET /ws/{topic}` WebSocket; `POST /events/{topic}` an event (with an
+/// `Last-Event-ID`); `GET /events?topic=a&topic=b` several topics on one connection; `GET /ws/{topic}` WebSocket; `POST /events/{topic}` an event (with an
 /// `Idempotency-Key`, once); `GET /ready`; `GET /metrics`. Settings: ``ExampleSettings``.
 @main struct HummingbirdExample {
     static func main() async throws {
@@ -49,6 +49,9 @@ import SluicePostgres
         router.get("events/:topic") { request, context in
             await streams.response(to: request, topic: try context.parameters.require("topic"))
         }
+        router.get("events") { request, _ in                                  // ?topic=a&topic=b: one connection
+            await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request))
+        }
         router.post("events/:topic") { request, context in
             let topic = try context.parameters.require("topic")
             try authorize(request, topic)
@@ -80,7 +83,7 @@ import SluicePostgres
         }
 
         let app = Application(
-            router: router, server: .eventStreams([.topics(streams, under: "events")], webSocketRouter: sockets),
+            router: router, server: .eventStreams([.topics(streams, under: "events"), .topicList(streams, at: "events")], webSocketRouter: sockets),
             configuration: .init(address: .hostname(settings.host, port: settings.port)),
             services: [postgres, listener, feeds, trimmer],
             onServerRunning: { settings.announce(port: $0.localAddress?.port ?? settings.port) },

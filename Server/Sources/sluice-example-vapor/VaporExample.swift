@@ -8,7 +8,7 @@ import Vapor
 
 /// The same live feed on Vapor: events by topic in a PostgreSQL event log, served to every
 /// instance's clients. `GET /` a live page; `GET /events/{topic}` Server-Sent Events (resume with
-/// `Last-Event-ID`); `GET /ws/{topic}` WebSocket; `POST /events/{topic}` an event (with an
+/// `Last-Event-ID`); `GET /events?topic=a&topic=b` several topics on one connection; `GET /ws/{topic}` WebSocket; `POST /events/{topic}` an event (with an
 /// `Idempotency-Key`, once); `GET /ready`; `GET /metrics`. Settings: ``ExampleSettings``.
 @main struct VaporExample {
     static func main() async throws {
@@ -39,6 +39,16 @@ import Vapor
         app.get { _ in Response(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8"], body: .init(string: page)) }
         app.get("events", ":topic") { request in                               // 503 while the log is unreachable
             ServerSentEvents(feed: try await feeds.feed(of: try topic(of: request))).response(to: request)
+        }
+        let streams = TopicEventStreams(feeds: { try await feeds.feed(of: $0) }) { request, topic in
+            switch settings.access.decide(topic: topic, authorization: request.headers.first(name: .authorization)) {
+            case .allowed: .allowed
+            case .unauthorized: .unauthorized
+            case .forbidden: .forbidden
+            }
+        }
+        app.get("events") { request in                                         // ?topic=a&topic=b: one connection
+            await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request))
         }
         app.on(.POST, "events", ":topic", body: .collect(maxSize: ByteCount(value: PostedEvent.largestBody))) { request in
             let topic = try topic(of: request)

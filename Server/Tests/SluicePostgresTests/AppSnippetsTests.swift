@@ -43,8 +43,15 @@ import Testing
 
     /// A purchase posted to the app at `port` reaches a client that resumed from before the topic's
     /// first event (`_-0`, the head of a topic never published).
-    private func checkPurchase(port: Int, database: String) async throws {
+    /// With `alsoOnAConnectionOfTopics`, a connection of two topics (`purchases` and `refunds`),
+    /// resumed from before either's first event, gets it too, named by its topic.
+    private func checkPurchase(port: Int, database: String, alsoOnAConnectionOfTopics: Bool = false) async throws {
         let client = try await SSEClient.connect(port: port, path: "/events/purchases", lastEventID: EventID.origin.description)
+        let topics = ["purchases", "refunds"]
+        let both = alsoOnAConnectionOfTopics
+            ? try await SSEClient.connect(port: port, path: "/events?topic=purchases&topic=refunds",
+                                          lastEventID: TopicCursor(topics: topics, positions: [.origin, .origin]).description)
+            : nil
         let id = Int.random(in: 1...1_000_000)
         let (status, body) = try await post("http://127.0.0.1:\(port)/purchases/\(id)")
         #expect(status == 200, "\(body)")
@@ -53,6 +60,13 @@ import Testing
         #expect(await client.wait { $0.contains(where: \.isEvent) })
         #expect(client.events.first?.eventID == event)
         #expect(client.events.first?.data == [#"{"purchase":\#(id)}"#])
+        if let both {
+            #expect(await both.wait { $0.contains(where: \.isTopicEvent) })
+            let first = both.frames.first(where: \.isTopicEvent)
+            #expect(first?.event == "purchases" && first?.data == [#"{"purchase":\#(id)}"#])
+            #expect(first?.rawID.flatMap { TopicCursor($0, topics: topics) }?.positions == [event, .origin])
+            await both.close()
+        }
         #expect(try await TestDatabase.run("SELECT id::text FROM purchases", database: database) == ["\(id)"])
         await client.close()
     }
@@ -63,7 +77,7 @@ import Testing
             let app = Task { try await runPurchasesApp(database: database, port: port) }
             defer { app.cancel() }
             try await waitForPort(port)
-            try await checkPurchase(port: port, database: database.database!)
+            try await checkPurchase(port: port, database: database.database!, alsoOnAConnectionOfTopics: true)
             app.cancel()
             _ = await app.result
         }

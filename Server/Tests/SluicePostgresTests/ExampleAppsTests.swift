@@ -79,10 +79,15 @@ import Testing
     func thePageReadinessMetricsAndAGracefulStop(_ framework: Framework) async throws {
         try await withExampleApp(framework) { app in
             let page = try await app.request("GET", "/")
-            #expect(page.status == 200 && page.body.contains(#"new EventSource("/events/lobby")"#))
+            #expect(page.status == 200 && page.body.contains(#"new EventSource(topics.length ? "/events?" + query : "/events/lobby")"#))
             #expect(await waitUntilAsync { try await app.request("GET", "/ready").status == 200 })
             let client = try await SSEClient.connect(port: app.port, path: "/events/lobby")
             #expect(await client.wait { $0.contains { $0.retry != nil } })
+            // The page's other stream: several topics on one connection.
+            let topics = try await SSEClient.connect(port: app.port, path: "/events?topic=lobby&topic=news")
+            #expect(await topics.wait { $0.contains { $0.retry != nil } })
+            #expect(topics.status == .ok)
+            await topics.close()
             let metrics = try await app.request("GET", "/metrics")
             #expect(metrics.status == 200 && metrics.body.contains("sluice_feed_clients{") && metrics.body.contains("sluice_log_listener_connected"), "\(metrics.body.prefix(400))")
             // SIGTERM: the stream ends and the process exits, by itself, in time.

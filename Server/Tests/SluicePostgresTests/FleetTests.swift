@@ -80,9 +80,21 @@ import Testing
         }
         let url = URL(string: "http://127.0.0.1:\(mover.port)/events/\(topic)?lastEventId=\(EventID.origin)")!
         let socketURL = URL(string: "ws://127.0.0.1:\(mover.port)/ws/\(topic)?lastEventId=\(EventID.origin)")!
+        // And one connection of two topics (the fleet's, and a side topic with a few events of its
+        // own), resuming both by the cursor its ids carry.
+        let topics = [topic, "\(topic)-side"]
+        let origins = TopicCursor(topics: topics, positions: [.origin, .origin]).description
+        let topicsURL = URL(string: "http://127.0.0.1:\(mover.port)/events?topic=\(topics[0])&topic=\(topics[1])&lastEventId=\(origins)")!
         let swiftClients = [SwiftFleetClient(name: "Swift (for await)", surface: .asyncSequence, url: url),
                             SwiftFleetClient(name: "Swift (publisher)", surface: .publisher, url: url),
-                            SwiftFleetClient(name: "Swift (WebSocket)", surface: .socket, url: socketURL)]
+                            SwiftFleetClient(name: "Swift (WebSocket)", surface: .socket, url: socketURL),
+                            SwiftFleetClient(name: "Swift (two topics on one connection)", surface: .asyncSequence, url: topicsURL,
+                                             topics: topics)]
+        var sideEvents: [String] = []
+        for i in 1...5 {
+            _ = try await log.append("side \(i)", to: topics[1])
+            sideEvents.append("side \(i)")
+        }
         let swiftTasks = swiftClients.map { swiftClient in Task { await swiftClient.run(stop: stop) } }
         // Every 15 s, where everyone stands: a run that stalls says where.
         let progress = Task {
@@ -149,6 +161,15 @@ import Testing
         #expect(try await runCommand(restart) == 0, "pg_ctl restart failed")
         Self.say("fleet: PostgreSQL restarted")
         try await appenders.waitForCommitted(800)
+        for i in 6...10 {   // the side topic again, after the restarts (an append that fails is tried again)
+            var appended = false
+            for _ in 0..<50 where !appended {
+                appended = (try? await log.append("side \(i)", to: topics[1], idempotencyKey: "\(topics[1])-\(i)")) != nil
+                if !appended { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(appended, "the side topic's event \(i) could not be appended")
+            sideEvents.append("side \(i)")
+        }
         Self.say("fleet: terminated \(try await Self.terminateInstancesBackends()) backends of the instances again")
         // 1,000 topics never published, opened by clients that leave at once: nothing is written.
         let opened = await Self.openNeverPublishedTopics(1_000, port: instances[0].port, prefix: "\(topic)-never-")
@@ -212,6 +233,12 @@ import Testing
                     "\(swiftClient.name): positions \(Self.describeDifference(got.map(\.position), truth.count))")
             #expect(got.map(\.payload) == truth, "\(swiftClient.name) got other payloads")
             #expect(Set(got.map(\.epoch)).count == 1, "\(swiftClient.name) saw several epochs")
+            if swiftClient.topics != nil {
+                let side = swiftClient.side[topics[1]] ?? []
+                Self.say("fleet: \(swiftClient.name): \(side.count) events of the side topic")
+                #expect(side.map(\.payload) == sideEvents && side.map(\.position) == (1...UInt64(sideEvents.count)).map { $0 },
+                        "\(swiftClient.name): the side topic's events \(side.map(\.payload))")
+            }
         }
         #expect(targets.count >= 8 && Set(targets).count >= 3, "the Swift clients were not moved between the instances: \(targets)")
         if clients.contains(where: { $0.received.count != truth.count }) {   // what the instances said

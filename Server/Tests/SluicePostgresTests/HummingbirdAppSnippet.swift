@@ -26,7 +26,10 @@ func runPurchasesApp(database: PostgresClient.Configuration, port: Int) async th
     router.get("events/:topic") { request, context in                  // resumable on any instance
         await streams.response(to: request, topic: try context.parameters.require("topic"))
     }
-    let app = Application(router: router, server: .eventStreams([.topics(streams, under: "events")]),   // from the event loop
+    router.get("events") { request, _ in                                // ?topic=a&topic=b: many topics, one connection
+        await streams.response(to: request, topics: TopicEventStreams<ServerSentEvent>.topics(of: request))
+    }
+    let app = Application(router: router, server: .eventStreams([.topics(streams, under: "events"), .topicList(streams, at: "events")]),
                           configuration: .init(address: .hostname("127.0.0.1", port: port)),
                           services: [postgres, listener, feeds], logger: logger)
     try await app.runService()                                          // until SIGTERM or SIGINT
