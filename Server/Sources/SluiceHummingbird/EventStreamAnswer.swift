@@ -11,6 +11,8 @@ struct StreamRefusal: Error, Sendable {
     let text: String
     /// `Retry-After`, in seconds, when trying again may succeed.
     let retryAfter: Int?
+    /// The whole head's fields, when the application's middleware gave them (else made of the above).
+    var headers: HTTPFields?
 
     /// The feed serves as many clients as it may.
     static let full = StreamRefusal(status: .serviceUnavailable,
@@ -18,18 +20,26 @@ struct StreamRefusal: Error, Sendable {
 
     /// As a Hummingbird response: `text/plain`, with `Retry-After` if any.
     var response: Response {
-        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The head's fields: `text/plain`, with `Retry-After` if any — or the middleware's.
+    var fields: HTTPFields {
+        if let headers { return headers }
+        var fields: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if let retryAfter { fields[.retryAfter] = String(retryAfter) }
+        return fields
     }
 
     /// As the bytes of an HTTP/1.1 response that closes its connection: the same head and body.
     func bytes(date: String) -> ByteBuffer {
         let body = ByteBuffer(string: text)
         let reason = HTTPResponseStatus(statusCode: status.code).reasonPhrase   // HTTP types' is empty for a status made from its code
-        var bytes = ByteBuffer(string: "HTTP/1.1 \(status.code) \(reason)\r\ncontent-type: text/plain; charset=utf-8\r\n")
+        var bytes = ByteBuffer(string: "HTTP/1.1 \(status.code) \(reason)\r\n")
+        for field in fields where ![.contentLength, .connection, .date, .transferEncoding].contains(field.name) {
+            bytes.writeString("\(field.name.canonicalName): \(field.value)\r\n")
+        }
         bytes.writeString("content-length: \(body.readableBytes)\r\n")
-        if let retryAfter { bytes.writeString("retry-after: \(retryAfter)\r\n") }
         bytes.writeString("connection: close\r\ndate: \(date)\r\n\r\n")
         bytes.writeImmutableBuffer(body)
         return bytes
@@ -73,8 +83,9 @@ enum EventStreamAnswer<Output: Sendable>: Sendable {
     var onLoop: LoopStreamAnswer {
         switch self {
         case .refused(let refusal): .refused(refusal)
-        case .stream(let events, let start, let filter): .stream(LoopStreamSource(stream: events.stream, start: start, filter: filter))
-        case .topics(let streams, let topics): .stream(LoopTopicsSource(streams: streams, topics: topics))
+        case .stream(let events, let start, let filter): .stream(LoopStreamSource(stream: events.stream, start: start, filter: filter),
+                                                                 headers: eventStreamHead.headerFields)
+        case .topics(let streams, let topics): .stream(LoopTopicsSource(streams: streams, topics: topics), headers: eventStreamHead.headerFields)
         }
     }
 }
@@ -82,7 +93,8 @@ enum EventStreamAnswer<Output: Sendable>: Sendable {
 /// An `EventStreamAnswer` without its value type, for `EventStreamHandler`.
 enum LoopStreamAnswer: Sendable {
     case refused(StreamRefusal)
-    case stream(any LoopStream)
+    /// The stream, its head's fields (the event stream's, and what the middleware added).
+    case stream(any LoopStream, headers: HTTPFields)
 }
 
 /// A stream to begin on a connection's event loop: its client joins the feed, and its messages
@@ -149,10 +161,13 @@ let eventStreamHead = HTTPResponse(status: .ok, headerFields: [
     .contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no",
 ])
 
-/// The same head as the bytes of an HTTP/1.1 response whose body ends when its connection closes.
-func eventStreamHead(date: String) -> ByteBuffer {
+/// A head with `headers` (the event stream's, and what middleware added) as the bytes of an
+/// HTTP/1.1 response whose body ends when its connection closes.
+func eventStreamHead(date: String, headers: HTTPFields = eventStreamHead.headerFields) -> ByteBuffer {
     var bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\n")
-    for field in eventStreamHead.headerFields { bytes.writeString("\(field.name.canonicalName): \(field.value)\r\n") }
+    for field in headers where ![.contentLength, .connection, .date, .transferEncoding].contains(field.name) {
+        bytes.writeString("\(field.name.canonicalName): \(field.value)\r\n")
+    }
     bytes.writeString("connection: close\r\ndate: \(date)\r\n\r\n")
     return bytes
 }

@@ -175,7 +175,7 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
     }
 
     private func handOverToStream(context: ChannelHandlerContext, route: EventStreamRoute, topic: String) {
-        let stream = EventStreamHandler(route: route, topic: topic, streams: streams, eventLoop: context.eventLoop)
+        let stream = EventStreamHandler(route: route, topic: topic, streams: streams, eventLoop: context.eventLoop, logger: logger)
         do {
             let pipeline = context.pipeline.syncOperations
             // The request is read as HTTP; the answer is written as bytes (EventStreamHandler).

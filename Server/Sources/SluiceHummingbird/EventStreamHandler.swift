@@ -1,6 +1,7 @@
 #if Hummingbird
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -28,6 +29,7 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     private let topic: String
     private let streams: LoopStreamRegistry
     private let eventLoop: any EventLoop
+    private let logger: Logger
     private let wakeups: LoopWakeups
     // On the event loop only:
     private var context: ChannelHandlerContext?
@@ -42,7 +44,8 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
     /// The server is shutting down: a stream not begun yet is not begun.
     private var shuttingDown = false
 
-    init(route: EventStreamRoute, topic: String, streams: LoopStreamRegistry, eventLoop: any EventLoop) {
+    init(route: EventStreamRoute, topic: String, streams: LoopStreamRegistry, eventLoop: any EventLoop, logger: Logger) {
+        self.logger = logger
         self.route = route
         self.topic = topic
         self.streams = streams
@@ -62,8 +65,8 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
         guard !answering, case .head(let head) = unwrapInboundIn(data), !requested else { return }   // one request a connection
         requested = true
         let request = Request(head: head, body: RequestBody(buffer: ByteBuffer()))
-        let route = route, topic = topic
-        context.eventLoop.makeFutureWithTask { await route.answer(request, topic) }
+        let route = route, topic = topic, channel = context.channel, logger = logger
+        context.eventLoop.makeFutureWithTask { await route.answer(request, topic, ApplicationRequestContextSource(channel: channel, logger: logger)) }
             .assumeIsolated().whenSuccess { answer in self.begin(answer) }
     }
 
@@ -110,11 +113,11 @@ final class EventStreamHandler: ChannelInboundHandler, OutletLoopWriter, @unchec
             closing = true
             context.writeAndFlush(wrapOutboundOut(refusal.bytes(date: HTTPDate.now))).assumeIsolated()
                 .whenComplete { _ in context.close(promise: nil) }
-        case .stream(let source):
+        case .stream(let source, let headers):
             self.source = source
             let outlet = source.connect(on: context.eventLoop)
             self.outlet = outlet
-            context.write(wrapOutboundOut(eventStreamHead(date: HTTPDate.now)), promise: nil)
+            context.write(wrapOutboundOut(eventStreamHead(date: HTTPDate.now, headers: headers)), promise: nil)
             if let preamble = source.preamble { context.write(wrapOutboundOut(preamble), promise: nil) }
             context.flush()
             drain()
