@@ -80,6 +80,9 @@ public struct EventSource: Publisher, Sendable {
     public let configuration: Configuration
     /// The session whose configuration the connections use (`nil`: the default configuration).
     public let session: URLSession?
+    /// What is told of each subscription's connections — every attempt, failure and resume — as
+    /// it happens (`nil`: nothing). See ``ConnectionEvent``.
+    public let onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
 
     /// A client of the stream at `url`.
     ///
@@ -90,8 +93,13 @@ public struct EventSource: Publisher, Sendable {
     ///     connections use. On Apple's systems the tasks are made in it, with a delegate of their
     ///     own; with FoundationNetworking, in a session of the same configuration (its delegate
     ///     is not called).
-    public init(url: URL, configuration: Configuration = Configuration(), session: URLSession? = nil) {
-        self.init(request: URLRequest(url: url), configuration: configuration, session: session)
+    ///   - onConnectionEvent: Told what each subscription's connections do: each attempt, each
+    ///     failed attempt with the wait before the next, each resume (``ConnectionEvent``). It is
+    ///     called on the connection's thread or a timer's, one event at a time, and must not block.
+    public init(url: URL, configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
+        self.init(request: URLRequest(url: url), configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
     }
 
     /// A client of the stream that `request` asks for: its headers (`Authorization`, …) are sent
@@ -100,11 +108,15 @@ public struct EventSource: Publisher, Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - configuration: How to reconnect and buffer.
-    ///   - session: A session whose configuration the connections use (see ``init(url:configuration:session:)``).
-    public init(request: URLRequest, configuration: Configuration = Configuration(), session: URLSession? = nil) {
+    ///   - session: A session whose configuration the connections use (see
+    ///     ``init(url:configuration:session:onConnectionEvent:)``).
+    ///   - onConnectionEvent: Told what each subscription's connections do (``ConnectionEvent``).
+    public init(request: URLRequest, configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
         self.request = request
         self.configuration = configuration
         self.session = session
+        self.onConnectionEvent = onConnectionEvent
     }
 
     /// Attaches `subscriber`: a new connection, opened at its first demand.
