@@ -8,7 +8,7 @@ extension EventSource {
     ///
     /// ```swift
     /// let feed = EventSource(url: url, configuration: .init(maximumAttempts: 5)) { connection in
-    ///     print(connection)   // "Attempt 1 failed: The connection to 127.0.0.1:9 was refused: …"
+    ///     log(connection)   // "Attempt 1 failed: The connection to 127.0.0.1:9 was refused: …"
     /// }
     /// ```
     ///

@@ -157,5 +157,11 @@ struct ReadingALiveFeedArticleTests {
         for snippet in snippets {
             #expect(blocks.contains(snippet), "the article does not show this code as it runs:\n\(snippet)")
         }
+        // ConnectionEvent's documentation shows the last one.
+        let reference = try String(contentsOf: here.appendingPathComponent(
+            "../../Sources/SluiceEventSource/EventSource.ConnectionEvent.swift"), encoding: .utf8)
+        let commented = snippets.last.map { $0.split(separator: "\n").map { "    /// " + $0 }.joined(separator: "\n") }
+        #expect(commented.map { reference.contains("    /// ```swift\n" + $0 + "\n    /// ```") } == true,
+                "EventSource.ConnectionEvent's documentation does not show the article's code")
     }
 }
