@@ -150,7 +150,10 @@ extension EventSourceError {
         case .timedOut:
             self = .timedOut
         default:
-            self = .connectionLost(detail)
+            // FoundationNetworking gives some of libcurl's TLS failures (a handshake with a server
+            // that does not speak TLS, say) no code of their own: only its message tells.
+            let words = detail.lowercased()
+            self = ["ssl", "tls", "certificate"].contains(where: words.contains) ? .tlsFailed(detail) : .connectionLost(detail)
         }
     }
 

@@ -113,6 +113,52 @@ struct ConnectionEventTests {
         #expect(reports.values == [.connecting(attempt: 1, lastEventID: ""), .attemptFailed(attempt: 1, error: .status(404), retryIn: nil)])
     }
 
+    @Test func aNameThatDoesNotResolveIsReported() async throws {
+        // `.invalid` never resolves (RFC 6761); the resolver's answer may take a while.
+        let reports = Recorder<EventSource.ConnectionEvent>()
+        let subscriber = RecordingSubscriber()
+        EventSource(url: URL(string: "http://sluice-test.invalid/events")!, configuration: .init(maximumAttempts: 1)) {
+            reports.append($0)
+        }.subscribe(subscriber)
+        #expect(await subscriber.completions.wait(forCount: 1, limit: 60))
+        guard case .failure(.gaveUp(1, .hostNotFound(let host, _))) = subscriber.completions.values.first else {
+            Issue.record("expected hostNotFound, got \(subscriber.completions.values)")
+            return
+        }
+        #expect(host == "sluice-test.invalid")
+        #expect(failures(reports.values).count == 1)
+    }
+
+    @Test func aTLSHandshakeWithAPlainServerIsReportedAsTLS() async throws {
+        // https: to a port that answers in plain HTTP: the handshake fails.
+        let server = try LoopbackServer(readsRequests: false) { $0.respond(status: 400, reason: "Bad Request") }
+        let reports = Recorder<EventSource.ConnectionEvent>()
+        let subscriber = RecordingSubscriber()
+        let url = URL(string: "https://127.0.0.1:\(server.port)/events")!
+        EventSource(url: url, configuration: .init(maximumAttempts: 1)) { reports.append($0) }.subscribe(subscriber)
+        #expect(await subscriber.completions.wait(forCount: 1))
+        guard case .failure(.gaveUp(1, .tlsFailed(let detail))) = subscriber.completions.values.first else {
+            Issue.record("expected tlsFailed, got \(subscriber.completions.values)")
+            return
+        }
+        #expect(!detail.isEmpty)
+        #expect(failures(reports.values).count == 1)
+    }
+
+    @Test func aProtocolErrorIsReportedAndEndsTheStream() async throws {
+        let server = try LoopbackServer { connection in
+            connection.write("SSH-2.0-OpenSSH_9.6\r\n\r\n")
+            connection.close()
+        }
+        let reports = Recorder<EventSource.ConnectionEvent>()
+        let subscriber = RecordingSubscriber()
+        EventSource(url: server.url()) { reports.append($0) }.subscribe(subscriber)
+        #expect(await subscriber.completions.wait(forCount: 1))
+        let failure = EventSourceError.protocolViolation("not an HTTP response: SSH-2.0-OpenSSH_9.6")
+        #expect(subscriber.completions.values == [.failure(failure)])
+        #expect(reports.values.last == .attemptFailed(attempt: 1, error: failure, retryIn: nil))
+    }
+
     @Test func connectsAndResumesAreReported() async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {

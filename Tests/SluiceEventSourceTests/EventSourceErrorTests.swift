@@ -66,6 +66,9 @@ struct EventSourceErrorTests {
             Issue.record("expected tlsFailed")
             return
         }
+        let handshake = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number"])
+        #expect(EventSourceError(transportError: handshake, url: url)
+                == .tlsFailed("OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number"))
         guard case .connectionLost = EventSourceError(transportError: URLError(.networkConnectionLost), url: url) else {
             Issue.record("expected connectionLost")
             return
