@@ -14,7 +14,10 @@ import Sluice
 /// events, resume and demand as ``EventSource``, over a WebSocket.
 ///
 /// ```swift
-/// let feed = EventSocket(url: URL(string: "wss://example.com/ws/prices")!)
+/// import Foundation
+/// import SluiceEventSource
+///
+/// let feed = EventSocket(url: URL(string: "ws://localhost:8080/ws/prices")!)
 /// for try await event in feed.events { print(event) }
 /// ```
 ///

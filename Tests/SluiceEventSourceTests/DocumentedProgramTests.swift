@@ -60,9 +60,10 @@ private func swiftBlocks(in text: String) -> [String] {
     return blocks
 }
 
-/// The documented program: the first code block of `EventSource`'s documentation comment.
-private func documentedProgram() throws -> String {
-    let source = try String(contentsOf: root.appendingPathComponent("Sources/SluiceEventSource/EventSource.swift"), encoding: .utf8)
+/// A documented program: the first code block of the documentation comments in `file`
+/// (`EventSource.swift`: `EventSource`'s).
+private func documentedProgram(in file: String = "EventSource.swift") throws -> String {
+    let source = try String(contentsOf: root.appendingPathComponent("Sources/SluiceEventSource/\(file)"), encoding: .utf8)
     return try #require(swiftBlocks(in: source).first)
 }
 
@@ -176,5 +177,27 @@ struct DocumentedProgramTests {
         let (reason, _, lines) = try run(try compile(program))
         #expect(reason == .uncaughtSignal)
         #expect(!lines.contains { $0.hasPrefix("publisher: ") })
+    }
+
+    @Test(.enabled(if: canCompile, "swiftc and the built modules are at hand"))
+    func theEventSocketProgramRuns() throws {
+        let server = try LoopbackServer { connection in
+            if connection.request.path.contains("lastEventId") {
+                connection.respond(status: 204, reason: "No Content")
+            } else {
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.text(#"{"id":"a-1","data":"101"}"#) + LoopbackServer.Connection.close(1000))
+                _ = connection.readFrame()
+                connection.close()
+            }
+        }
+        let documentedSocketURL = #"URL(string: "ws://localhost:8080/ws/prices")!"#
+        let documented = try documentedProgram(in: "EventSocket.swift")
+        #expect(documented.contains(documentedSocketURL))
+        let program = documented.replacingOccurrences(
+            of: documentedSocketURL, with: "URL(string: \"\(server.webSocketURL("/ws/prices").absoluteString)\")!")
+        let (reason, status, lines) = try run(try compile(program))
+        #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
+        #expect(lines == ["event(id: a-1 event: message data: 101)"])
     }
 }
