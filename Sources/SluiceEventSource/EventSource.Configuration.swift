@@ -13,7 +13,8 @@ extension EventSource {
         /// 0 disables jitter. The wait after an open stream ended is the reconnection time exactly.
         public var jitter: Double
         /// How many consecutive failed attempts end the stream with
-        /// ``EventSourceError/gaveUp(attempts:lastFailure:)`` (`nil`, the default: it never gives up).
+        /// ``EventSourceError/gaveUp(attempts:lastFailure:)`` (`nil`, the default: it never gives up;
+        /// otherwise at least 1).
         /// An attempt fails when no stream opens: the network failed, or the server answered 408,
         /// 429 or 5xx. A stream that sends something starts the count again.
         public var maximumAttempts: Int?

@@ -14,8 +14,8 @@ extension EventSource {
     ///
     /// Each value reads as a sentence (its `description`).
     public enum ConnectionEvent: Sendable, Hashable, CustomStringConvertible {
-        /// Attempt `attempt` to open the stream starts: 1 for the first attempt after a stream was
-        /// open (or the first of all), counting up while attempts fail. It resumes after
+        /// Attempt `attempt` to open the stream starts: 1 for the first of all and the first after
+        /// a stream that sent something, counting up while attempts fail. It resumes after
         /// `lastEventID` (sent as `Last-Event-ID`, or an ``EventSocket``'s `lastEventId`); empty:
         /// from the start.
         case connecting(attempt: Int, lastEventID: String)

@@ -88,6 +88,7 @@ private func compile(_ program: String) throws -> URL {
     let process = Process()
     process.executableURL = swiftc
     process.arguments = arguments
+    process.currentDirectoryURL = folder
     let diagnostics = Pipe()
     process.standardError = diagnostics
     process.standardOutput = diagnostics
@@ -95,9 +96,17 @@ private func compile(_ program: String) throws -> URL {
     let written = diagnostics.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
+        try? FileManager.default.removeItem(at: folder)
         throw CompileError(diagnostics: String(decoding: written, as: UTF8.self))
     }
     return executable
+}
+
+/// Compiles `program` (see ``compile(_:)``), runs it (see ``run(_:)``), and removes it.
+private func compileAndRun(_ program: String) throws -> (reason: Process.TerminationReason, status: Int32, lines: [String]) {
+    let executable = try compile(program)
+    defer { try? FileManager.default.removeItem(at: executable.deletingLastPathComponent()) }
+    return try run(executable)
 }
 
 private struct CompileError: Error, CustomStringConvertible {
@@ -156,7 +165,7 @@ struct DocumentedProgramTests {
         let server = try feed()
         let program = try documentedProgram().replacingOccurrences(
             of: documentedURL, with: "URL(string: \"\(server.url("/events/prices").absoluteString)\")!")
-        let (reason, status, lines) = try run(try compile(program))
+        let (reason, status, lines) = try compileAndRun(program)
         #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
         #expect(lines.contains("publisher: event(id: p-1 event: price data: 101)"))
         #expect(lines.filter { $0.hasPrefix("sequence: ") } == ["sequence: event(id: p-1 event: price data: 101)"])
@@ -174,7 +183,7 @@ struct DocumentedProgramTests {
         #expect(documented.contains(receiveOn))
         let program = documented.replacingOccurrences(of: receiveOn, with: "")
             .replacingOccurrences(of: documentedURL, with: "URL(string: \"\(server.url("/events/prices").absoluteString)\")!")
-        let (reason, _, lines) = try run(try compile(program))
+        let (reason, _, lines) = try compileAndRun(program)
         #expect(reason == .uncaughtSignal)
         #expect(!lines.contains { $0.hasPrefix("publisher: ") })
     }
@@ -196,7 +205,7 @@ struct DocumentedProgramTests {
         #expect(documented.contains(documentedSocketURL))
         let program = documented.replacingOccurrences(
             of: documentedSocketURL, with: "URL(string: \"\(server.webSocketURL("/ws/prices").absoluteString)\")!")
-        let (reason, status, lines) = try run(try compile(program))
+        let (reason, status, lines) = try compileAndRun(program)
         #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
         #expect(lines == ["event(id: a-1 event: message data: 101)"])
     }
