@@ -14,7 +14,10 @@ import Sluice
 /// events, resume and demand as ``EventSource``, over a WebSocket.
 ///
 /// ```swift
-/// let feed = EventSocket(url: URL(string: "wss://example.com/ws/prices")!)
+/// import Foundation
+/// import SluiceEventSource
+///
+/// let feed = EventSocket(url: URL(string: "ws://localhost:8080/ws/prices")!)
 /// for try await event in feed.events { print(event) }
 /// ```
 ///
@@ -68,6 +71,9 @@ public struct EventSocket: Publisher, Sendable {
     /// The session whose configuration `URLSessionWebSocketTask` connections use (`nil`: the
     /// default configuration).
     public let session: URLSession?
+    /// What is told of each subscription's connections — every attempt, failure and resume — as
+    /// it happens (`nil`: nothing). See ``EventSource/ConnectionEvent``.
+    public let onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?
 
     /// A client of the WebSocket stream at `url` (`ws:` or `wss:`).
     ///
@@ -75,8 +81,14 @@ public struct EventSocket: Publisher, Sendable {
     ///   - url: The stream's URL.
     ///   - configuration: How to reconnect and buffer.
     ///   - session: A session whose configuration the `URLSessionWebSocketTask` connections use.
-    public init(url: URL, configuration: EventSource.Configuration = EventSource.Configuration(), session: URLSession? = nil) {
-        self.init(request: URLRequest(url: url), configuration: configuration, session: session)
+    ///   - onConnectionEvent: Told what each subscription's connections do: each attempt, each
+    ///     failed attempt with the wait before the next, each resume
+    ///     (``EventSource/ConnectionEvent``). It is called on the connection's thread or a timer's,
+    ///     one event at a time, and must not block.
+    public init(url: URL, configuration: EventSource.Configuration = EventSource.Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)? = nil) {
+        self.init(request: URLRequest(url: url), configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
     }
 
     /// A client of the WebSocket stream that `request` opens: its headers are sent on every
@@ -86,11 +98,13 @@ public struct EventSocket: Publisher, Sendable {
     ///   - request: The handshake request.
     ///   - configuration: How to reconnect and buffer.
     ///   - session: A session whose configuration the `URLSessionWebSocketTask` connections use.
+    ///   - onConnectionEvent: Told what each subscription's connections do (``EventSource/ConnectionEvent``).
     public init(request: URLRequest, configuration: EventSource.Configuration = EventSource.Configuration(),
-                session: URLSession? = nil) {
+                session: URLSession? = nil, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)? = nil) {
         self.request = request
         self.configuration = configuration
         self.session = session
+        self.onConnectionEvent = onConnectionEvent
     }
 
     /// Attaches `subscriber`: a new connection, opened at its first demand.
@@ -148,7 +162,7 @@ struct EventSocketConnector: @unchecked Sendable {   // its configuration is onl
         let lastEventID = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
             .queryItems?.last { $0.name == "lastEventId" }?.value ?? ""
         return Driver(name: "EventSocket", configuration: socket.configuration, consumer: consumer,
-                      lastEventID: lastEventID, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
+                      lastEventID: lastEventID, onConnectionEvent: socket.onConnectionEvent, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
     }
 
     func connect(driver: Driver, id: UInt64, lastEventID: String) {
@@ -188,7 +202,7 @@ extension EventStreamDriver where Decoder == SocketMessageDecoder {
         case 1000, 1001, 1005, 1006:
             completed(id: id, error: nil)
         case 1011, 1012, 1013, 1014:
-            ended(id: id, with: .retry(reason: "closed with code \(code)\(reason.isEmpty ? "" : ": \(reason)")", retryAfter: nil))
+            ended(id: id, with: .retry(.closed(code: code, reason: reason), retryAfter: nil))
         default:
             ended(id: id, with: .failure(.closed(code: code, reason: reason)))
         }

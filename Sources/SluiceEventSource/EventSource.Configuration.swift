@@ -13,8 +13,16 @@ extension EventSource {
         /// 0 disables jitter. The wait after an open stream ended is the reconnection time exactly.
         public var jitter: Double
         /// How many consecutive failed attempts end the stream with
-        /// ``EventSourceError/gaveUp(attempts:lastFailure:)`` (`nil`, the default: it never gives up).
+        /// ``EventSourceError/gaveUp(attempts:lastFailure:)`` (`nil`, the default: it never gives up;
+        /// otherwise at least 1).
+        /// An attempt fails when no stream opens: the network failed, or the server answered 408,
+        /// 429 or 5xx. A stream that sends something starts the count again.
         public var maximumAttempts: Int?
+        /// How long consecutive failed attempts may go on, from the first failure, before the
+        /// stream ends with ``EventSourceError/gaveUp(attempts:lastFailure:)`` (`nil`, the default:
+        /// no limit). The client gives up at the failure after which the next attempt would start
+        /// later than this.
+        public var maximumRetryTime: Duration?
         /// How many events are held for a subscriber that has not asked for them (64, at least 1).
         /// When the buffer is full the client stops reading the stream until the subscriber
         /// takes events (see ``EventSource``'s "Demand").
@@ -49,15 +57,18 @@ extension EventSource {
         ///   - maximumBackoff: The cap of the wait after consecutive failures (30 s).
         ///   - jitter: The random share of a backed-off wait (0.5).
         ///   - maximumAttempts: Consecutive failed attempts before giving up (`nil`: never).
+        ///   - maximumRetryTime: How long consecutive failures may go on before giving up (`nil`: no limit).
         ///   - bufferSize: Events held beyond the subscriber's demand (64).
         ///   - readAhead: Bytes read past a full buffer before closing (FoundationNetworking: 256 KiB).
         ///   - recognizesSluiceControlEvents: Typed `reset`, `dropped` and `shutdown` (`true`).
         ///   - maximumEventSize: The most bytes one event may take (4 MiB).
         ///   - idleTimeout: The silence after which a connection is taken as lost (60 s).
         public init(reconnectionTime: Duration = .seconds(3), maximumBackoff: Duration = .seconds(30),
-                    jitter: Double = 0.5, maximumAttempts: Int? = nil, bufferSize: Int = 64, readAhead: Int = 256 << 10,
+                    jitter: Double = 0.5, maximumAttempts: Int? = nil, maximumRetryTime: Duration? = nil,
+                    bufferSize: Int = 64, readAhead: Int = 256 << 10,
                     recognizesSluiceControlEvents: Bool = true, maximumEventSize: Int = 4 << 20,
                     idleTimeout: Duration = .seconds(60)) {
+            precondition(maximumAttempts.map { $0 >= 1 } ?? true, "EventSource.Configuration: maximumAttempts must be at least 1")
             precondition(bufferSize >= 1, "EventSource.Configuration: bufferSize must be at least 1")
             precondition(readAhead >= 0, "EventSource.Configuration: readAhead must not be negative")
             precondition((0...1).contains(jitter), "EventSource.Configuration: jitter must be within 0...1")
@@ -65,6 +76,7 @@ extension EventSource {
             self.maximumBackoff = maximumBackoff
             self.jitter = jitter
             self.maximumAttempts = maximumAttempts
+            self.maximumRetryTime = maximumRetryTime
             self.bufferSize = bufferSize
             self.readAhead = readAhead
             self.recognizesSluiceControlEvents = recognizesSluiceControlEvents

@@ -13,12 +13,40 @@ import Sluice
 /// A client of a Server-Sent Events stream (`text/event-stream`): a Combine publisher of its
 /// events, and through ``events`` an `AsyncSequence` of them, that reconnects and resumes.
 ///
+/// A whole program (a `main.swift`, Swift 6):
+///
 /// ```swift
-/// let feed = EventSource(url: URL(string: "https://example.com/events/prices")!)
-/// let cancellable = feed.sink(receiveCompletion: { print($0) }, receiveValue: { print($0) })
-/// // or
-/// for try await event in feed.events { print(event) }
+/// import Foundation
+/// import SluiceEventSource
+/// #if canImport(Combine)
+/// import Combine   // Apple's systems: AnyCancellable, receive(on:), sink
+/// #else
+/// import Sluice    // Linux and other systems: the same API
+/// #endif
+///
+/// let feed = EventSource(url: URL(string: "http://localhost:8080/events/prices")!)
+///
+/// // As a publisher. Events arrive on the connection's thread; top-level code, like UI code,
+/// // is isolated to the main actor, so its closures take them on the main queue.
+/// let cancellable = feed
+///     .receive(on: DispatchQueue.main)
+///     .sink(receiveCompletion: { print("publisher:", $0) }, receiveValue: { print("publisher:", $0) })
+///
+/// // As an AsyncSequence: the loop's body runs where the loop does.
+/// for try await event in feed.events {
+///     print("sequence:", event)
+/// }
 /// ```
+///
+/// **Where events arrive.** A subscriber is called on the connection's thread (off Apple's
+/// systems, for `http:`), the connection's delegate queue (a data task's), or the thread that
+/// requested: one at a time, never on two threads at once, and in general not on the main
+/// thread. Closures that belong to the main actor — those of top-level code in `main.swift` and
+/// of UI code — must receive on the main queue: put `.receive(on: DispatchQueue.main)` (or
+/// `RunLoop.main`) before `sink`. Without it such a closure runs off the main thread — a data
+/// race — and where Swift 6's runtime checks of actor isolation are on, the program stops at the
+/// first event. The `AsyncSequence` needs nothing: `for try await` resumes in its own task's
+/// isolation.
 ///
 /// Each subscription (each iterator of ``events``) makes its own connection, at the subscriber's
 /// first demand, and publishes ``Event`` values: the stream's events, parsed exactly as the HTML
@@ -64,9 +92,14 @@ import Sluice
 /// task reads the URL instead when the caller passes a session, when the request is not a `GET`
 /// without a body, or when `http_proxy` or `all_proxy` is set (libcurl's proxy).
 ///
-/// **Cancelling** closes the connection at once and drops what is buffered. The subscriber is
-/// called on one thread at a time (the connection's delegate queue or thread, or the thread that
-/// requested).
+/// **Failures it tells.** Each attempt, each failed attempt (with the ``EventSourceError`` that
+/// says why: a refusal, a name not found, TLS, a timeout, a status, a protocol error) and the
+/// wait before the next, and each resume are reported as ``ConnectionEvent`` values to the
+/// `onConnectionEvent` handler, as they happen. ``Configuration/maximumAttempts`` and
+/// ``Configuration/maximumRetryTime`` bound the retries: past them the stream fails with
+/// ``EventSourceError/gaveUp(attempts:lastFailure:)``.
+///
+/// **Cancelling** closes the connection at once and drops what is buffered.
 public struct EventSource: Publisher, Sendable {
     /// The values published: events and Sluice's control events.
     public typealias Output = Event
@@ -80,6 +113,9 @@ public struct EventSource: Publisher, Sendable {
     public let configuration: Configuration
     /// The session whose configuration the connections use (`nil`: the default configuration).
     public let session: URLSession?
+    /// What is told of each subscription's connections — every attempt, failure and resume — as
+    /// it happens (`nil`: nothing). See ``ConnectionEvent``.
+    public let onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)?
 
     /// A client of the stream at `url`.
     ///
@@ -90,8 +126,13 @@ public struct EventSource: Publisher, Sendable {
     ///     connections use. On Apple's systems the tasks are made in it, with a delegate of their
     ///     own; with FoundationNetworking, in a session of the same configuration (its delegate
     ///     is not called).
-    public init(url: URL, configuration: Configuration = Configuration(), session: URLSession? = nil) {
-        self.init(request: URLRequest(url: url), configuration: configuration, session: session)
+    ///   - onConnectionEvent: Told what each subscription's connections do: each attempt, each
+    ///     failed attempt with the wait before the next, each resume (``ConnectionEvent``). It is
+    ///     called on the connection's thread or a timer's, one event at a time, and must not block.
+    public init(url: URL, configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
+        self.init(request: URLRequest(url: url), configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
     }
 
     /// A client of the stream that `request` asks for: its headers (`Authorization`, …) are sent
@@ -100,11 +141,15 @@ public struct EventSource: Publisher, Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - configuration: How to reconnect and buffer.
-    ///   - session: A session whose configuration the connections use (see ``init(url:configuration:session:)``).
-    public init(request: URLRequest, configuration: Configuration = Configuration(), session: URLSession? = nil) {
+    ///   - session: A session whose configuration the connections use (see
+    ///     ``init(url:configuration:session:onConnectionEvent:)``).
+    ///   - onConnectionEvent: Told what each subscription's connections do (``ConnectionEvent``).
+    public init(request: URLRequest, configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
         self.request = request
         self.configuration = configuration
         self.session = session
+        self.onConnectionEvent = onConnectionEvent
     }
 
     /// Attaches `subscriber`: a new connection, opened at its first demand.

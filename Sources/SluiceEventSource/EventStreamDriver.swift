@@ -23,11 +23,15 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
     private let suspended = Locked<UInt64?>(nil)
     private let name: String
     private let connect: Connect
+    /// Told what the connections do.
+    private let onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?
 
     init(name: String, configuration: EventSource.Configuration, consumer: EventSourceConsumer,
-         lastEventID: String, connect: @escaping Connect) {
+         lastEventID: String, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?,
+         connect: @escaping Connect) {
         self.name = name
         self.connect = connect
+        self.onConnectionEvent = onConnectionEvent
         state = Locked(Machine(configuration: configuration, consumer: consumer, lastEventID: lastEventID))
     }
 
@@ -52,6 +56,10 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
     // MARK: Performing actions
 
     private func perform(_ actions: Machine.Actions) {
+        // Reported before the next attempt is started or scheduled: one report at a time, in order.
+        if let onConnectionEvent {
+            for report in actions.reports { onConnectionEvent(report) }
+        }
         actions.cancel?.cancel()
         if let (connection, id) = actions.pause { applyPause(connection, id: id) }
         if let (id, lastEventID) = actions.connect {
@@ -123,7 +131,7 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
     }
 
     /// Connection `id` ended, with `error` if it failed: the stream reconnects.
-    func completed(id: UInt64, error: (any Error)?) {
+    func completed(id: UInt64, error: EventSourceError?) {
         perform(state.withLock { $0.completed(id: id, error: error) })
     }
 
@@ -170,7 +178,7 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         // A caller's `Last-Event-ID` is where the stream starts; the client's own replaces it later.
         let lastEventID = source.request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
         return Driver(name: "EventSource", configuration: source.configuration, consumer: consumer, lastEventID: lastEventID,
-                      connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
+                      onConnectionEvent: source.onConnectionEvent, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
     }
 
     func connect(driver: Driver, id: UInt64, lastEventID: String) {
@@ -253,6 +261,6 @@ final class EventSourceConnection: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        driver.completed(id: id, error: error)
+        driver.completed(id: id, error: error.map { EventSourceError(transportError: $0, url: task.originalRequest?.url) })
     }
 }

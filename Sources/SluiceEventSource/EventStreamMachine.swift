@@ -77,9 +77,9 @@ enum StreamAnswer: Equatable {
     case stream
     /// Finished for good (HTTP 204): complete.
     case finished
-    /// An attempt that failed, retried after a backoff (`retryAfter`: the least wait the server
-    /// asked for).
-    case retry(reason: String, retryAfter: Duration?)
+    /// An attempt that failed with `error`, retried after a backoff (`retryAfter`: the least wait
+    /// the server asked for).
+    case retry(EventSourceError, retryAfter: Duration?)
     /// An answer that retrying will not change.
     case failure(EventSourceError)
 
@@ -88,7 +88,7 @@ enum StreamAnswer: Equatable {
     static func status(_ status: Int, retryAfter: Duration?) -> StreamAnswer {
         switch status {
         case 204: .finished
-        case 408, 429, 500...599: .retry(reason: "HTTP status \(status)", retryAfter: retryAfter)
+        case 408, 429, 500...599: .retry(.status(status), retryAfter: retryAfter)
         default: .failure(.status(status))
         }
     }
@@ -143,6 +143,8 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         var reconnect: (id: UInt64, delay: Duration)?
         /// Run the delivery loop (this caller has become the one delivering).
         var drain = false
+        /// Tell the subscription's handler, first of all.
+        var reports: [EventSource.ConnectionEvent] = []
     }
 
     /// What the delivery loop does next.
@@ -165,11 +167,17 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     /// Consecutive failed attempts: answers that were not a stream, and refusals. A stream that
     /// sends its first bytes resets it.
     private(set) var failures = 0
+    /// When the first of the consecutive failed attempts failed.
+    private var failingSince: ContinuousClock.Instant?
+    /// The time now (a test's clock in the machine's tests).
+    private let now: @Sendable () -> ContinuousClock.Instant
     /// The reconnection time: the configuration's until the server sends `retry:`.
     private(set) var reconnectionTime: Duration
 
-    init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, lastEventID: String = "") {
+    init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, lastEventID: String = "",
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.configuration = configuration
+        self.now = now
         parser = Decoder(lastEventID: lastEventID)
         self.consumer = consumer
         reconnectionTime = configuration.reconnectionTime
@@ -195,9 +203,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         guard phase != .finished || completion != nil else { return actions }
         demand += more
         if phase == .idle {
-            let id = makeID()
-            phase = .connecting(id)
-            actions.connect = (id, parser.lastEventID)
+            startAttempt(&actions)
         }
         settle(&actions)
         return actions
@@ -264,12 +270,14 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         case .stream:
             phase = .streaming(id)
             parser = Decoder(lastEventID: parser.lastEventID)
+            actions.reports.append(.connected)
             return (true, actions)
         case .finished:
             end(with: .finished, &actions)
-        case .retry(let reason, let retryAfter):
-            attemptFailed(because: reason, retryAfter: retryAfter, &actions)
+        case .retry(let error, let retryAfter):
+            attemptFailed(because: error, retryAfter: retryAfter, &actions)
         case .failure(let error):
+            actions.reports.append(.attemptFailed(attempt: failures + 1, error: error, retryIn: nil))
             end(with: .failure(error), &actions)
         }
         settle(&actions)
@@ -286,13 +294,13 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         if phase != .disconnected, parser.unfinishedEventSize > configuration.maximumEventSize {
             if buffer.count < configuration.bufferSize {
                 // The parser stopped for want of bytes, inside an event too large.
-                end(with: .failure(.eventTooLarge(limit: configuration.maximumEventSize)), &actions)
+                lost(with: .eventTooLarge(limit: configuration.maximumEventSize), &actions)
                 settle(&actions)
             } else if phase != .suspended(id) {
                 // The buffer is full and the bytes that wait behind it, on a connection that
                 // cannot pause, are past the limit. (A suspended connection stopped reading: what
                 // it held is at most what its last reads brought, parsed once there is room.)
-                end(with: .failure(.subscriberTooSlow(limit: configuration.maximumEventSize)), &actions)
+                lost(with: .subscriberTooSlow(limit: configuration.maximumEventSize), &actions)
                 settle(&actions)
             }
         }
@@ -300,12 +308,12 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     }
 
     /// Connection `id` ended, with `error` if it failed.
-    mutating func completed(id: UInt64, error: (any Error)?) -> Actions {
+    mutating func completed(id: UInt64, error: EventSourceError?) -> Actions {
         var actions = Actions()
         switch phase {
         case .connecting(id):
             task = nil
-            attemptFailed(because: error.map { String(describing: $0) } ?? "no response", &actions)
+            attemptFailed(because: error ?? .connectionLost("the server closed the connection without an answer"), &actions)
         case .streaming(id), .suspended(id):
             // The stream was open: wait the reconnection time (what arrived of an unfinished
             // event is discarded when the next connection's parser replaces this one).
@@ -313,6 +321,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             let timer = makeID()
             phase = .waiting(timer)
             actions.reconnect = (timer, reconnectionTime)
+            actions.reports.append(.disconnected(error: error, reconnectIn: reconnectionTime))
         default:
             break
         }
@@ -326,10 +335,14 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     mutating func ended(id: UInt64, with answer: StreamAnswer) -> Actions {
         var actions = Actions()
         guard phase == .connecting(id) || phase == .streaming(id) || phase == .suspended(id) else { return actions }
+        let wasOpen = phase != .connecting(id)
         task = nil
         switch answer {
-        case .retry(let reason, let retryAfter): attemptFailed(because: reason, retryAfter: retryAfter, &actions)
-        case .failure(let error): end(with: .failure(error), &actions)
+        case .retry(let error, let retryAfter): attemptFailed(because: error, retryAfter: retryAfter, &actions)
+        case .failure(let error) where wasOpen: lost(with: error, &actions)
+        case .failure(let error):
+            actions.reports.append(.attemptFailed(attempt: failures + 1, error: error, retryIn: nil))
+            end(with: .failure(error), &actions)
         case .finished: end(with: .finished, &actions)
         case .stream: preconditionFailure("a connection cannot end with a stream")
         }
@@ -348,18 +361,42 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
 
     // MARK: Transitions' common parts
 
-    private mutating func attemptFailed(because reason: String, retryAfter: Duration? = nil, _ actions: inout Actions) {
+    /// Opens the next connection.
+    private mutating func startAttempt(_ actions: inout Actions) {
+        let id = makeID()
+        phase = .connecting(id)
+        actions.connect = (id, parser.lastEventID)
+        actions.reports.append(.connecting(attempt: failures + 1, lastEventID: parser.lastEventID))
+    }
+
+    /// The attempt failed with `error`: the next one after a backoff, unless the attempts ran out.
+    private mutating func attemptFailed(because error: EventSourceError, retryAfter: Duration? = nil, _ actions: inout Actions) {
         failures += 1
-        if let maximum = configuration.maximumAttempts, failures >= maximum {
-            end(with: .failure(.gaveUp(attempts: failures, lastFailure: reason)), &actions)
+        let now = self.now()
+        if failures == 1 { failingSince = now }
+        let delay = configuration.delay(afterFailures: failures, reconnectionTime: reconnectionTime,
+                                        random: Double.random(in: 0..<1), retryAfter: retryAfter)
+        let outOfAttempts = configuration.maximumAttempts.map { failures >= $0 } ?? false
+        let outOfTime = configuration.maximumRetryTime.map { limit in
+            (failingSince ?? now).duration(to: now) + delay > limit
+        } ?? false
+        if outOfAttempts || outOfTime {
+            actions.reports.append(.attemptFailed(attempt: failures, error: error, retryIn: nil))
+            end(with: .failure(.gaveUp(attempts: failures, lastFailure: error)), &actions)
             return
         }
+        actions.reports.append(.attemptFailed(attempt: failures, error: error, retryIn: delay))
         actions.cancel = task
         task = nil
         let timer = makeID()
         phase = .waiting(timer)
-        actions.reconnect = (timer, configuration.delay(afterFailures: failures, reconnectionTime: reconnectionTime,
-                                                        random: Double.random(in: 0..<1), retryAfter: retryAfter))
+        actions.reconnect = (timer, delay)
+    }
+
+    /// The open stream failed with `error`, which retrying will not change.
+    private mutating func lost(with error: EventSourceError, _ actions: inout Actions) {
+        actions.reports.append(.disconnected(error: error, reconnectIn: nil))
+        end(with: .failure(error), &actions)
     }
 
     private mutating func end(with completion: Subscribers.Completion<EventSourceError>, _ actions: inout Actions) {
@@ -413,9 +450,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
             phase = .streaming(id)
             actions.pause = task.map { ($0, id) }
         case .disconnected where lowWater:
-            let id = makeID()
-            phase = .connecting(id)
-            actions.connect = (id, parser.lastEventID)
+            startAttempt(&actions)
         default:
             break
         }

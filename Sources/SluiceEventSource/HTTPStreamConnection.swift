@@ -107,7 +107,7 @@ final class HTTPStreamConnection: EventStreamConnection, @unchecked Sendable {
             socket.close()
             guard !socket.isCancelled else { return }
             switch error {
-            case .lost(let reason): driver.completed(id: id, error: SocketError(reason: reason))
+            case .lost(let error): driver.completed(id: id, error: error)
             case .failure(let failure): driver.ended(id: id, with: .failure(failure))
             case .status, .closed, .cancelled: break
             }

@@ -16,7 +16,7 @@ final class PlainSocket: @unchecked Sendable {
     /// Why a connection's reading ends.
     enum End: Error {
         /// The network failed, or the stream ended early: reconnect.
-        case lost(String)
+        case lost(EventSourceError)
         /// The server answered with a status this transport does not read on.
         case status(Int, retryAfter: Duration?)
         /// The server closed a WebSocket with `code` and `reason`.
@@ -34,9 +34,6 @@ final class PlainSocket: @unchecked Sendable {
         /// The header fields as sent, for `Set-Cookie` (which repeats).
         let fields: [(name: String, value: String)]
     }
-
-    /// What `End.lost` says when the idle timeout passed without a byte.
-    static let timedOut = "timed out"
 
     private let idleTimeout: Duration
     /// Guards `fd`, `paused` and `cancelled`; the reading thread waits on it while paused.
@@ -103,7 +100,7 @@ final class PlainSocket: @unchecked Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw .lost("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            throw .lost(.hostNotFound(host: host, detail: String(cString: gai_strerror(status))))
         }
         defer { freeaddrinfo(list) }
         var lastError = ECONNREFUSED
@@ -138,7 +135,12 @@ final class PlainSocket: @unchecked Sendable {
             lastError = errno
             close()
         }
-        throw .lost("cannot connect to \(host):\(port): \(String(cString: strerror(lastError)))")
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        switch lastError {
+        case ECONNREFUSED: throw .lost(.connectionRefused(address: address))
+        case ETIMEDOUT, EAGAIN, EINPROGRESS: throw .lost(.timedOut)
+        default: throw .lost(.connectionLost("cannot connect to \(address): \(String(cString: strerror(lastError)))"))
+        }
     }
 
     /// Closes the connection (if open) and forgets the bytes read.
@@ -221,13 +223,13 @@ final class PlainSocket: @unchecked Sendable {
         }
         if isCancelled { throw .cancelled }
         if count == 0 {
-            if endIsLost { throw .lost("the server closed the connection") }
+            if endIsLost { throw .lost(.connectionLost("the server closed the connection")) }
             return false
         }
         let error = errno
-        if error == EAGAIN || error == EWOULDBLOCK { throw .lost(Self.timedOut) }
+        if error == EAGAIN || error == EWOULDBLOCK { throw .lost(.timedOut) }
         if error == EINTR { return true }
-        throw .lost(String(cString: strerror(error)))
+        throw .lost(.connectionLost(String(cString: strerror(error))))
     }
 
     /// Whether no byte read is left unused.
@@ -275,7 +277,7 @@ final class PlainSocket: @unchecked Sendable {
             if count > 0 { sent += count; continue }
             if isCancelled { throw .cancelled }
             if count < 0 && errno == EINTR { continue }
-            throw .lost(count == 0 ? "the connection closed" : String(cString: strerror(errno)))
+            throw .lost(.connectionLost(count == 0 ? "the connection closed" : String(cString: strerror(errno))))
         }
     }
 }
@@ -286,11 +288,5 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 /// `connect(2)`, which `PlainSocket.connect(to:defaultPort:)` hides inside the class.
 private func connectDescriptor(_ fd: Int32, _ address: UnsafePointer<sockaddr>!, _ length: socklen_t) -> Int32 {
     connect(fd, address, length)
-}
-
-/// Why a connection of the module's own was lost.
-struct SocketError: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { reason }
 }
 #endif

@@ -128,6 +128,6 @@ final class SessionSocketConnection: NSObject, EventStreamConnection, URLSession
                                                  retryAfter: StreamAnswer.retryAfter(response.value(forHTTPHeaderField: "Retry-After"))))
             return
         }
-        driver.completed(id: id, error: error)
+        driver.completed(id: id, error: error.map { EventSourceError(transportError: $0, url: task?.originalRequest?.url) })
     }
 }

@@ -57,8 +57,8 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
         socket.close()
         guard !socket.isCancelled else { return }
         switch end {
-        case .lost(let reason):
-            driver.completed(id: id, error: SocketError(reason: reason))
+        case .lost(let error):
+            driver.completed(id: id, error: error)
         case .status(let status, let retryAfter):
             _ = driver.responded(id: id, .status(status, retryAfter: retryAfter))
         case .closed(let code, let reason):
@@ -100,7 +100,7 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
             let first: UInt8
             do throws(End) {
                 first = try socket.byte()
-            } catch .lost(let reason) where reason == PlainSocket.timedOut && !pinged {
+            } catch .lost(.timedOut) where !pinged {
                 // Silent for the idle timeout: ask the server, and give it one more.
                 pinged = true
                 try sendFrame(opcode: 0x9, payload: [])

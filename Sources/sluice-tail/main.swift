@@ -1,16 +1,37 @@
 // sluice-tail: prints the events of a Server-Sent Events stream (an http or https URL) or of a Sluice
 // feed's WebSocket stream (ws or wss) as they come, and resumes it after the last event whenever the
-// connection drops (Last-Event-ID; a WebSocket's lastEventId).
+// connection drops (Last-Event-ID; a WebSocket's lastEventId). Every failed attempt goes to stderr
+// as it happens; -v adds each connection and resume.
 //
-//     sluice-tail [--header 'Name: value']... [--last-event-id ID] URL
+//     sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] URL
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import SluiceEventSource
 
+let usageText = """
+    usage: sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] URL
+
+    Prints the events of a Server-Sent Events stream (http:, https:) or of a Sluice feed's WebSocket
+    stream (ws:, wss:), one line each, and resumes after the last event whenever the connection drops.
+    Failed attempts are written to stderr as they happen, with the wait before the next.
+
+      -H, --header 'Name: value'  a header sent with every request (repeatable)
+      --last-event-id ID          start after event ID
+      --max-attempts N            give up (exit 1) after N consecutive failed attempts
+      -v, --verbose               also write each connection and resume to stderr
+      -h, --help                  print this and exit
+
+    """
+
+/// Writes `text` and a line break to stderr at once.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data("sluice-tail: \(text)\n".utf8))
+}
+
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: sluice-tail [--header 'Name: value']... [--last-event-id ID] URL\n".utf8))
+    FileHandle.standardError.write(Data(usageText.utf8))
     exit(2)
 }
 
@@ -18,6 +39,8 @@ var arguments = CommandLine.arguments.dropFirst()
 var headers: [(String, String)] = []
 var lastEventID: String?
 var urlString: String?
+var verbose = false
+var maximumAttempts: Int?
 while let argument = arguments.popFirst() {
     switch argument {
     case "--header", "-H":
@@ -26,10 +49,16 @@ while let argument = arguments.popFirst() {
     case "--last-event-id":
         guard let id = arguments.popFirst() else { usage() }
         lastEventID = id
+    case "--max-attempts":
+        guard let count = arguments.popFirst().flatMap({ Int($0) }), count >= 1 else { usage() }
+        maximumAttempts = count
+    case "--verbose", "-v":
+        verbose = true
     case "--help", "-h":
-        usage()
+        print(usageText, terminator: "")
+        exit(0)
     default:
-        guard urlString == nil else { usage() }
+        guard urlString == nil, !argument.hasPrefix("-") else { usage() }
         urlString = argument
     }
 }
@@ -63,14 +92,24 @@ func line(for event: EventSource.Event) -> String {
     }
 }
 
+/// Failed attempts always, connections and resumes with `-v`: on stderr, as they happen.
+let report: @Sendable (EventSource.ConnectionEvent) -> Void = { [verbose] event in
+    switch event {
+    case .attemptFailed, .disconnected(error: .some, _): printError(event.description)
+    case .connecting, .connected, .disconnected: if verbose { printError(event.description) }
+    }
+}
+
 do {
+    let configuration = EventSource.Configuration(maximumAttempts: maximumAttempts)
     let events: any AsyncSequence<EventSource.Event, any Error> = overWebSocket
-        ? EventSocket(request: request).events : EventSource(request: request).events
+        ? EventSocket(request: request, configuration: configuration, onConnectionEvent: report).events
+        : EventSource(request: request, configuration: configuration, onConnectionEvent: report).events
     for try await event in events {
         print(line(for: event))
         fflush(nil)   // every line at once, also into a pipe
     }
 } catch {
-    FileHandle.standardError.write(Data("sluice-tail: \(error)\n".utf8))
+    printError("\(error)")
     exit(1)
 }

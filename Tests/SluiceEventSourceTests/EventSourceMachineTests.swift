@@ -82,6 +82,65 @@ struct EventSourceMachineTests {
         #expect(ended.reconnect?.delay == .seconds(1))
     }
 
+    @Test func eachAttemptAndEachFailureIsReportedWithTheWaitBeforeTheNext() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(30), jitter: 0))
+        let first = machine.request(.unlimited)
+        #expect(first.reports == [.connecting(attempt: 1, lastEventID: "")])
+        let refused = machine.completed(id: first.connect!.id, error: .connectionRefused(address: "127.0.0.1:9"))
+        #expect(refused.reports == [.attemptFailed(attempt: 1, error: .connectionRefused(address: "127.0.0.1:9"), retryIn: .seconds(2))])
+        let second = machine.timerFired(id: refused.reconnect!.id)
+        #expect(second.reports == [.connecting(attempt: 2, lastEventID: "")])
+        let (_, unavailable) = machine.responded(id: second.connect!.id, status: 503, contentType: nil)
+        #expect(unavailable.reports == [.attemptFailed(attempt: 2, error: .status(503), retryIn: .seconds(4))])
+        let third = machine.timerFired(id: unavailable.reconnect!.id)
+        let (_, open) = machine.responded(id: third.connect!.id, status: 200, contentType: "text/event-stream")
+        #expect(open.reports == [.connected])
+        _ = machine.received(id: third.connect!.id, Data("id: e-1\ndata: x\n\n".utf8))
+        let lost = machine.completed(id: third.connect!.id, error: .connectionLost("reset by peer"))
+        #expect(lost.reports == [.disconnected(error: .connectionLost("reset by peer"), reconnectIn: .seconds(1))])
+        let resumed = machine.timerFired(id: lost.reconnect!.id)
+        #expect(resumed.reports == [.connecting(attempt: 1, lastEventID: "e-1")])
+        let (_, forbidden) = machine.responded(id: resumed.connect!.id, status: 403, contentType: nil)
+        #expect(forbidden.reports == [.attemptFailed(attempt: 1, error: .status(403), retryIn: nil)])
+        #expect(machine.phase == .finished)
+    }
+
+    @Test func maximumAttemptsEndsTheStreamWithTheLastFailure() {
+        var machine = machine(EventSource.Configuration(reconnectionTime: .seconds(1), jitter: 0, maximumAttempts: 2))
+        let id = machine.request(.unlimited).connect!.id
+        let first = machine.completed(id: id, error: .timedOut)
+        #expect(first.reports == [.attemptFailed(attempt: 1, error: .timedOut, retryIn: .seconds(2))])
+        let second = machine.timerFired(id: first.reconnect!.id)
+        let last = machine.completed(id: second.connect!.id, error: .hostNotFound(host: "feed.invalid", detail: "unknown"))
+        #expect(last.reports == [.attemptFailed(attempt: 2, error: .hostNotFound(host: "feed.invalid", detail: "unknown"), retryIn: nil)])
+        #expect(last.reconnect == nil)
+        #expect(machine.phase == .finished)
+    }
+
+    @Test func maximumRetryTimeEndsTheStreamWhenTheNextAttemptWouldStartPastIt() {
+        let clock = TestClock()
+        var machine = EventStreamMachine<EventStreamParser>(
+            configuration: EventSource.Configuration(reconnectionTime: .seconds(1), maximumBackoff: .seconds(30), jitter: 0,
+                                                     maximumRetryTime: .seconds(10)),
+            consumer: ignore, now: { clock.now })
+        var id = machine.request(.unlimited).connect!.id
+        var waits: [Duration?] = []
+        while machine.phase != .finished {
+            let actions = machine.completed(id: id, error: .connectionRefused(address: "127.0.0.1:9"))
+            guard case .attemptFailed(_, _, let retryIn) = actions.reports.last else {
+                Issue.record("expected a failed attempt, got \(actions.reports)")
+                return
+            }
+            waits.append(retryIn)
+            guard let timer = actions.reconnect else { break }
+            clock.advance(by: timer.delay)
+            id = machine.timerFired(id: timer.id).connect!.id
+        }
+        // Waits of 2 and 4 s end 6 s after the first failure; one of 8 s more would end past 10 s.
+        #expect(waits == [.seconds(2), .seconds(4), nil])
+        #expect(machine.failures == 3)
+    }
+
     @Test func retryAfterLengthensTheWait() {
         var machine = machine(EventSource.Configuration(reconnectionTime: .milliseconds(10), maximumBackoff: .seconds(1), jitter: 0))
         let id = machine.request(.unlimited).connect!.id
@@ -232,7 +291,7 @@ struct EventSourceMachineTests {
         for _ in 0..<3 {
             // Open, then closed "try again later" before sending anything: the backoff grows.
             #expect(machine.responded(id: id, .stream).allow)
-            let actions = machine.ended(id: id, with: .retry(reason: "closed with code 1013", retryAfter: nil))
+            let actions = machine.ended(id: id, with: .retry(.closed(code: 1013, reason: ""), retryAfter: nil))
             let timer = try! #require(actions.reconnect)
             delays.append(timer.delay)
             id = machine.timerFired(id: timer.id).connect!.id
@@ -242,7 +301,7 @@ struct EventSourceMachineTests {
         _ = machine.ended(id: id, with: .failure(.closed(code: 1008, reason: "policy")))
         #expect(machine.phase == .finished)
         // A report of an earlier connection changes nothing.
-        #expect(machine.ended(id: id - 1, with: .retry(reason: "late", retryAfter: nil)).reconnect == nil)
+        #expect(machine.ended(id: id - 1, with: .retry(.closed(code: 1013, reason: "late"), retryAfter: nil)).reconnect == nil)
     }
 }
 
@@ -253,4 +312,14 @@ private final class IdleConnection: EventStreamConnection {
     func cancel() {}
     func suspend() {}
     func resume() {}
+}
+
+/// A clock the test moves.
+private final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var instant = ContinuousClock.now
+
+    var now: ContinuousClock.Instant { lock.withLock { instant } }
+
+    func advance(by duration: Duration) { lock.withLock { instant += duration } }
 }

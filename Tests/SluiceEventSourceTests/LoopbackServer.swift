@@ -28,11 +28,14 @@ final class LoopbackServer: @unchecked Sendable {
     /// The indices of the connections that the client closed (the server read EOF or an error).
     let closed = Recorder<Int>()
     private let handler: @Sendable (Connection) -> Void
+    private let readsRequests: Bool
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts listening; `handler` runs for each connection, after its request was read.
-    init(handler: @escaping @Sendable (Connection) -> Void) throws {
+    /// Starts listening; `handler` runs for each connection, after its request was read (or at
+    /// once, with `readsRequests` false: a server that answers what a client did not ask).
+    init(readsRequests: Bool = true, handler: @escaping @Sendable (Connection) -> Void) throws {
         self.handler = handler
+        self.readsRequests = readsRequests
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -85,8 +88,10 @@ final class LoopbackServer: @unchecked Sendable {
             let connection = Connection(fd: fd, index: index, server: self)
             index += 1
             let thread = Thread { [self] in
-                guard let request = connection.readRequest() else { connection.close(); return }
-                requests.append(request)
+                if readsRequests {
+                    guard let request = connection.readRequest() else { connection.close(); return }
+                    requests.append(request)
+                }
                 handler(connection)
             }
             thread.start()

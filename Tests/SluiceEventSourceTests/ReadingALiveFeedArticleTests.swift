@@ -121,6 +121,27 @@ struct ReadingALiveFeedArticleTests {
         #expect(server.requests.values.map(\.lastEventId) == [nil, "a-2", "a-3"])
     }
 
+    @Test func theFailuresAreTold() async throws {
+        // A port nothing listens on.
+        let closed = try LoopbackServer { $0.close() }
+        let url = closed.url()
+        closed.stop()
+        let reports = Recorder<EventSource.ConnectionEvent>()
+        @Sendable func log(_ connection: EventSource.ConnectionEvent) { reports.append(connection) }
+
+        // Article: begin
+        let feed = EventSource(url: url, configuration: .init(maximumAttempts: 5)) { connection in
+            log(connection)   // "Attempt 1 failed: The connection to 127.0.0.1:9 was refused: …"
+        }
+        // Article: end
+
+        let cancellable = feed.sink(receiveCompletion: { _ in }, receiveValue: { _ in })
+        #expect(await reports.wait(forCount: 2))
+        #expect(reports.values.dropFirst().first?.description
+                .hasPrefix("Attempt 1 failed: The connection to 127.0.0.1:\(closed.port) was refused: ") == true)
+        cancellable.cancel()
+    }
+
     @Test func theArticleShowsTheCodeAsItRuns() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let source = try String(contentsOf: here.appendingPathComponent("ReadingALiveFeedArticleTests.swift"), encoding: .utf8)
@@ -132,9 +153,15 @@ struct ReadingALiveFeedArticleTests {
             let indent = lines.filter { !$0.allSatisfy(\.isWhitespace) }.map { $0.prefix(while: { $0 == " " }).count }.min() ?? 0
             return lines.map { $0.dropFirst(min(indent, $0.count)) }.joined(separator: "\n") + "\n"
         }
-        #expect(snippets.count == 3)
+        #expect(snippets.count == 4)
         for snippet in snippets {
             #expect(blocks.contains(snippet), "the article does not show this code as it runs:\n\(snippet)")
         }
+        // ConnectionEvent's documentation shows the last one.
+        let reference = try String(contentsOf: here.appendingPathComponent(
+            "../../Sources/SluiceEventSource/EventSource.ConnectionEvent.swift"), encoding: .utf8)
+        let commented = snippets.last.map { $0.split(separator: "\n").map { "    /// " + $0 }.joined(separator: "\n") }
+        #expect(commented.map { reference.contains("    /// ```swift\n" + $0 + "\n    /// ```") } == true,
+                "EventSource.ConnectionEvent's documentation does not show the article's code")
     }
 }

@@ -8,20 +8,43 @@ private let sluiceTail = URL(fileURLWithPath: CommandLine.arguments[0]).resolvin
 
 /// Runs `sluice-tail` with `arguments` until it exits; its status and the lines it printed.
 private func tail(_ arguments: [String]) throws -> (status: Int32, lines: [Substring]) {
+    let result = try tailWithErrors(arguments)
+    return (result.status, result.lines)
+}
+
+/// Runs `sluice-tail` with `arguments` until it exits; its status, and the lines it printed on
+/// stdout and on stderr.
+private func tailWithErrors(_ arguments: [String]) throws -> (status: Int32, lines: [Substring], errors: [Substring]) {
     let process = Process()
     process.executableURL = sluiceTail
     process.arguments = arguments
     let output = Pipe()
+    let errors = Pipe()
     process.standardOutput = output
+    process.standardError = errors
     try process.run()
+    let written = Recorder<Data>()
+    let reader = Thread { written.append(errors.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
     let printed = output.fileHandleForReading.readDataToEndOfFile()   // until it exits (at a 204)
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: printed, as: UTF8.self).split(separator: "\n"))
+    _ = written.wait(forCountBlocking: 1)
+    return (process.terminationStatus, String(decoding: printed, as: UTF8.self).split(separator: "\n"),
+            String(decoding: written.values.first ?? Data(), as: UTF8.self).split(separator: "\n"))
 }
+
+/// A loopback address at a port nothing listens on.
+private func closedAddress() throws -> String {
+    let server = try LoopbackServer { $0.close() }
+    server.stop()
+    return "127.0.0.1:\(server.port)"
+}
+
+private let built = FileManager.default.isExecutableFile(atPath: sluiceTail.path)
 
 @Suite("sluice-tail", .timeLimit(.minutes(1)))
 struct SluiceTailTests {
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sluiceTail.path), "sluice-tail is built beside the tests"))
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
     func printsEachEventAndResumesAfterADrop() async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {
@@ -37,8 +60,18 @@ struct SluiceTailTests {
                 connection.respond(status: 204, reason: "No Content")
             }
         }
-        let (status, lines) = try tail(["--header", "Authorization: Bearer t", server.url().absoluteString])
+        let (status, lines, errors) = try tailWithErrors(["-v", "--header", "Authorization: Bearer t", server.url().absoluteString])
         #expect(status == 0)
+        // -v: each connection and resume on stderr; a resume is after the last whole event.
+        #expect(errors.map(String.init) == [
+            "sluice-tail: Connecting (attempt 1), from the start.",
+            "sluice-tail: Connected: the stream is open.",
+            "sluice-tail: The server closed the stream. Reconnecting in 10 ms.",
+            "sluice-tail: Connecting (attempt 1), resuming after event e-1.",
+            "sluice-tail: Connected: the stream is open.",
+            "sluice-tail: The server closed the stream. Reconnecting in 10 ms.",
+            "sluice-tail: Connecting (attempt 1), resuming after event e-6.",
+        ])
         #expect(lines == [
             "id: e-1\tevent: price\tdata: 101\\n102",
             "-- reset: 4 events missed; refetch the state",
@@ -48,7 +81,7 @@ struct SluiceTailTests {
         #expect(server.requests.values.map { $0.headers["authorization"] } == ["Bearer t", "Bearer t", "Bearer t"])
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sluiceTail.path), "sluice-tail is built beside the tests"))
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
     func readsAFeedsWebSocketStreamAndResumesWithLastEventId() async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {
@@ -74,5 +107,54 @@ struct SluiceTailTests {
             "id: e-9\tevent: message\tdata: event 9",
         ])
         #expect(server.requests.values.map(\.lastEventId) == ["e-5", "e-6", "e-9"])
+    }
+
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func aRefusedConnectionIsWrittenToStderrWhileItRetries() async throws {
+        let address = try closedAddress()
+        let process = Process()
+        process.executableURL = sluiceTail
+        process.arguments = ["http://\(address)/events"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        let lines = Recorder<String>()
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            for line in String(decoding: handle.availableData, as: UTF8.self).split(separator: "\n") { lines.append(String(line)) }
+        }
+        try process.run()
+        defer {
+            errors.fileHandleForReading.readabilityHandler = nil
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // The first attempt's failure is written as it happens, before the next attempt (seconds
+        // away with the default backoff), while the tool goes on.
+        #expect(await lines.wait(forCount: 1))
+        #expect(process.isRunning)
+        let line = try #require(lines.values.first)
+        #expect(line.hasPrefix("sluice-tail: Attempt 1 failed: The connection to \(address) was refused: nothing listens on that port. Retrying in "))
+    }
+
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func maxAttemptsEndsWithTheFailure() throws {
+        let address = try closedAddress()
+        let (status, lines, errors) = try tailWithErrors(["--max-attempts", "1", "http://\(address)/events"])
+        #expect(status == 1)
+        #expect(lines.isEmpty)
+        let refusal = "The connection to \(address) was refused: nothing listens on that port."
+        #expect(errors.map(String.init) == [
+            "sluice-tail: Attempt 1 failed: \(refusal) No more attempts.",
+            "sluice-tail: Gave up after 1 failed attempt. The last: \(refusal)",
+        ])
+    }
+
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func helpPrintsTheUsageAndExitsZero() throws {
+        let (status, lines, errors) = try tailWithErrors(["--help"])
+        #expect(status == 0)
+        #expect(lines.first?.hasPrefix("usage: sluice-tail [-v] [--max-attempts N]") == true)
+        #expect(lines.contains { $0.contains("--verbose") })
+        #expect(errors.isEmpty)
     }
 }

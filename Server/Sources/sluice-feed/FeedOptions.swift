@@ -1,3 +1,4 @@
+import Foundation
 import SluiceHummingbird
 
 /// The server's command line:
@@ -9,7 +10,8 @@ import SluiceHummingbird
 ///             [--partition-limit SECONDS]
 /// ```
 ///
-/// `--port 0` lets the system pick a free port; the server prints the one it got.
+/// `--port 0` lets the system pick a free port; the server prints the one it got. `--help` (`-h`)
+/// prints the usage and exits.
 struct FeedOptions: Sendable {
     var host = "127.0.0.1"
     var port = 8080
@@ -104,6 +106,9 @@ struct FeedOptions: Sendable {
         }
         while let flag = rest.next() {
             switch flag {
+            case "--help", "-h":
+                print(usage)
+                exit(0)
             case "--host": options.host = try value(of: flag)
             case "--port": options.port = try number(of: flag, atLeast: 0)
             case "--buffer": options.buffer = try number(of: flag, atLeast: 1)
