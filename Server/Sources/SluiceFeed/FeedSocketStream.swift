@@ -34,6 +34,25 @@ public enum FeedSocketMessage: Sendable, Hashable {
     case binary(ByteBuffer)
 }
 
+extension FeedSocketMessage {
+    /// An event of a feed of ``ServerSentEvent``s as every Sluice socket sends it: a text message
+    /// `{"id":"<epoch>-<position>","data":"…"}`, with `"topic":"…"` first on a socket of topics.
+    public static func event(id: EventID, data: String, topic: String? = nil) -> FeedSocketMessage {
+        var text = "{"
+        if let topic { text += "\"topic\":" + jsonString(topic) + "," }
+        text += "\"id\":\"\(id)\",\"data\":" + jsonString(data) + "}"
+        return .text(text)
+    }
+}
+
+extension FeedSocketStream where Output == ServerSentEvent {
+    /// Serves `feed`, each event as ``FeedSocketMessage/event(id:data:topic:)``:
+    /// `{"id":"<epoch>-<position>","data":"…"}`.
+    public init(feed: EventFeed<ServerSentEvent>, options: Options = Options()) {
+        self.init(feed: feed, options: options) { id, event in .event(id: id, data: event.data) }
+    }
+}
+
 /// An ``EventFeed`` as WebSocket messages for any server: each client's messages, sent through a
 /// closure the transport gives. SluiceHummingbird's `WebSocketFeed` and SluiceVapor's are this
 /// with their framework's socket.

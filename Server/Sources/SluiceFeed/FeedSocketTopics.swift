@@ -42,7 +42,7 @@ public struct FeedSocketTopics<Output: Sendable>: Sendable {
     /// `{"topic":"…","id":"<epoch>-<position>","data":"…"}`.
     public init(options: FeedStreamOptions = .init(), maximumTopics: Int = 100) where Output == ServerSentEvent {
         self.init(options: options, maximumTopics: maximumTopics) { topic, id, event in
-            .text("{\"topic\":\(jsonString(topic)),\"id\":\"\(id)\",\"data\":\(jsonString(event.data))}")
+            .event(id: id, data: event.data, topic: topic)
         }
     }
 

@@ -25,6 +25,11 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     public struct Options: Sendable {
         /// The reconnection delay the `retry:` line asks browsers to use (3 s); `nil`: no `retry:`.
         public var retry: Duration?
+        /// How far each client's `retry:` is spread above ``retry``, as a fraction of it (0.5: from
+        /// 3 s to 4.5 s): one value for each client, drawn when it connects, so that the clients of
+        /// an instance that stops come back to the others over a stretch of time rather than all
+        /// at once. 0: every client gets ``retry``.
+        public var retryJitter: Double
         /// How long a stream may stay silent before a `: heartbeat` comment is written (15 s, to
         /// keep proxies from timing the connection out); `nil`: no heartbeats. The streams of an
         /// event loop share one timer that ticks at this interval, and a stream writes a heartbeat
@@ -58,10 +63,12 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         }
 
         /// Options for a stream.
-        public init(retry: Duration? = .seconds(3), heartbeat: Duration? = .seconds(15), policy: SlowClientPolicy? = nil,
-                    shutdownGrace: Duration = .seconds(5), window: Int = 16,
+        public init(retry: Duration? = .seconds(3), retryJitter: Double = 0.5, heartbeat: Duration? = .seconds(15),
+                    policy: SlowClientPolicy? = nil, shutdownGrace: Duration = .seconds(5), window: Int = 16,
                     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+            precondition(retryJitter >= 0, "retryJitter must not be negative")
             self.retry = retry
+            self.retryJitter = retryJitter
             self.heartbeat = heartbeat
             stream = FeedStreamOptions(policy: policy, shutdownGrace: shutdownGrace, window: window, eventLoopGroup: eventLoopGroup)
         }
@@ -72,6 +79,8 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
     public let options: Options
     let encode: @Sendable (Output) -> ServerSentEvent
+    /// The `retry:` lines its clients are given.
+    let retryLines: RetryLines
     /// Whether each event is written as the frame the feed made of it (a feed of
     /// ``ServerSentEvent``s, written as they are).
     package let writesFrames: Bool
@@ -83,6 +92,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         self.options = options
         self.encode = { $0 }
         writesFrames = true
+        retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
     }
 
     /// Serves `feed`, encoding each event with `encode` for each client (map to
@@ -92,6 +102,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         self.options = options
         self.encode = encode
         writesFrames = false
+        retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
     }
 
     /// A new client of the feed from `start` (its `Last-Event-ID`: `ResumePoint(lastEventID:)`);
@@ -180,10 +191,8 @@ public final class ServerSentEventClient<Output: Sendable>: Sendable {
 }
 
 extension ServerSentEventStream {
-    /// What a stream begins with: its `retry:` line, if any.
-    package var preamble: ByteBuffer? {
-        options.retry.map { ByteBuffer(string: "retry: \($0.milliseconds)\n\n") }
-    }
+    /// What a client's stream begins with: its `retry:` line, if any (``RetryLines``).
+    package var preamble: ByteBuffer? { retryLines.pick() }
 }
 
 /// A stream's heartbeat: a comment line.

@@ -37,6 +37,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
     public let maximumTopics: Int
     private let encode: @Sendable (Output) -> ServerSentEvent
     private let writesFrames: Bool
+    private let retryLines: RetryLines
 
     /// Streams of topics whose feeds' events are ready-encoded: each event's `data:` lines are
     /// made once, by its feed.
@@ -46,6 +47,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
         self.maximumTopics = maximumTopics
         encode = { $0 }
         writesFrames = true
+        retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
     }
 
     /// Streams of topics, each event encoded by `encode` for each client.
@@ -56,6 +58,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
         self.maximumTopics = maximumTopics
         self.encode = encode
         writesFrames = false
+        retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
     }
 
     /// A new client of `topics` (at most ``maximumTopics``, with distinct names, none of them
@@ -66,10 +69,8 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
         ServerSentEventClient(outlet: connect(topics), writer: writer(topics), preamble: preamble)
     }
 
-    /// What a stream begins with: its `retry:` line, if any.
-    package var preamble: ByteBuffer? {
-        options.retry.map { ByteBuffer(string: "retry: \($0.milliseconds)\n\n") }
-    }
+    /// What a client's stream begins with: its `retry:` line, if any (``RetryLines``).
+    package var preamble: ByteBuffer? { retryLines.pick() }
 
     /// Joins `topics`' feeds, the client's timers on `eventLoop` (else one of the options' loops).
     package func connect(_ topics: [FeedTopic<Output>], on eventLoop: (any EventLoop)? = nil) -> ClientOutlet {

@@ -142,4 +142,11 @@ extension WebSocketFeed where Output == ByteBuffer {
         self.init(feed: feed, options: options) { _, bytes in .binary(bytes) }
     }
 }
+extension WebSocketFeed where Output == ServerSentEvent {
+    /// Serves a feed of ready-encoded events, each as the text message every Sluice socket sends:
+    /// `{"id":"<epoch>-<position>","data":"…"}` (SluiceFeed's `FeedSocketMessage.event(id:data:topic:)`).
+    public init(feed: EventFeed<ServerSentEvent>, options: Options = Options()) {
+        self.init(stream: FeedSocketStream(feed: feed, options: options))
+    }
+}
 #endif

@@ -78,7 +78,7 @@ import SluicePostgres
             return try await context.upgrade(request) { try await feeds.feed(of: topic) }   // every event from the upgrade on
         }) { inbound, outbound, context in
             let feed = try await feeds.feed(of: try context.requestContext.parameters.require("topic"))
-            let socket = WebSocketFeed(feed: feed) { id, event in .text(SocketMessage.json(id: id, data: event.data)) }
+            let socket = WebSocketFeed(feed: feed)
             try await socket.serve(inbound: inbound, outbound: outbound, context: context)
         }
 

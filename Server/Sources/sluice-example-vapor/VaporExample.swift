@@ -83,7 +83,7 @@ import Vapor
 
     /// A topic's feed as WebSocket messages.
     static func socket(of feed: EventFeed<ServerSentEvent>) -> WebSocketFeed<ServerSentEvent> {
-        WebSocketFeed(feed: feed) { id, event in .text(SocketMessage.json(id: id, data: event.data)) }
+        WebSocketFeed(feed: feed)
     }
 
     /// Where a WebSocket request keeps its topic's feed between the upgrade check and the upgrade.

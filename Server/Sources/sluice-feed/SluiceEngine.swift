@@ -37,9 +37,7 @@ final class SluiceEngine: FanOutEngine {
     static func serveWebSocket(feed: EventFeed<ServerSentEvent>, inbound: WebSocketInboundStream,
                                outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<FeedWebSocketRequestContext>,
                                post: @escaping @Sendable (String) async -> Void) async throws {
-        let socket = WebSocketFeed(feed: feed) { id, event in
-            .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
-        }
+        let socket = WebSocketFeed(feed: feed)
         try await socket.serve(inbound: inbound, outbound: outbound, context: context, maxMessageSize: 64 * 1024) { incoming in
             incoming.sink(receiveCompletion: { _ in }) { message in
                 if case .text(let text) = message { Task { await post(text) } }

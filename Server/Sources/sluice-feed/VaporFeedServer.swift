@@ -56,9 +56,7 @@ struct VaporFeedServer: Service {
         // fetch may wait for PostgreSQL); the socket is then served from Vapor's synchronous
         // upgrade handler, before it reads any message.
         let socketFeed: @Sendable (EventFeed<ServerSentEvent>) -> WebSocketFeed<ServerSentEvent> = { feed in
-            WebSocketFeed(feed: feed) { id, event in
-                .text("{\"id\":\(jsonString(id.description)),\"data\":\(jsonString(event.data))}")
-            }
+            WebSocketFeed(feed: feed)
         }
         app.webSocket("ws", shouldUpgrade: { request in
             request.eventLoop.makeFutureWithTask {

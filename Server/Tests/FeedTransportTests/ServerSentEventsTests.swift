@@ -11,7 +11,7 @@ struct ServerSentEventsTests {
     @Test(arguments: Transport.allCases) func numbersEventsOnceForAllClientsWithRetryFirstAndHeartbeatsWhenIdle(transport: Transport) async throws {
         let subject = PassthroughSubject<ServerSentEvent, Never>()
         let feed = EventFeed(subject)
-        let events = ServerSentEventStream(feed: feed, options: .init(retry: .milliseconds(2_500), heartbeat: .milliseconds(100)))
+        let events = ServerSentEventStream(feed: feed, options: .init(retry: .milliseconds(2_500), retryJitter: 0, heartbeat: .milliseconds(100)))
         try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
             let first = try await SSEClient.connect(port: port)
             #expect(await waitUntil { feed.stats.connectedClients == 1 })
@@ -41,6 +41,24 @@ struct ServerSentEventsTests {
             await first.close()
             await second.close()
             #expect(await waitUntil { feed.stats.connectedClients == 0 })
+        }
+    }
+
+    /// Each client's `retry:` is drawn from the stream's delay spread by its jitter: 40 clients of
+    /// 2 s with a jitter of 0.5 get values from 2,000 to 3,000 ms, and not all the same one.
+    @Test(arguments: Transport.allCases) func eachClientsRetryIsSpreadByTheJitter(transport: Transport) async throws {
+        let feed = EventFeed(PassthroughSubject<ServerSentEvent, Never>())
+        let events = ServerSentEventStream(feed: feed, options: .init(retry: .seconds(2), retryJitter: 0.5, heartbeat: nil))
+        try await withFeedServer(transport, Endpoints(events: events)) { port, _ in
+            var retries: [Int] = []
+            for _ in 0..<40 {
+                let client = try await SSEClient.connect(port: port)
+                #expect(await client.wait { $0.contains { $0.retry != nil } })
+                retries.append(client.frames.compactMap(\.retry).first ?? 0)
+                await client.close()
+            }
+            #expect(retries.allSatisfy { (2_000...3_000).contains($0) }, "\(retries)")
+            #expect(Set(retries).count > 1, "every client got \(retries.first ?? 0)")
         }
     }
 

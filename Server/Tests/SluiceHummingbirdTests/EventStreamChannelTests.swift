@@ -38,7 +38,7 @@ extension OverLoopback {
                     try await stream.write(piece)
                     try await Task.sleep(for: .milliseconds(20))   // separate reads, most likely; any split is correct
                 }
-                #expect(await stream.wait { $0.contains("retry: 3000") })
+                #expect(await stream.wait { hasDefaultRetryLine($0) })
                 send("first")
                 #expect(await stream.wait { $0.contains("data: first\n\n") })
                 // The head: the stream's fields, a Date, and a body that ends with the connection.
@@ -71,7 +71,7 @@ extension OverLoopback {
 
                 let fresh = try await RawConnection.open(port: port)
                 try await fresh.write("GET /events/public HTTP/1.1\r\nHost: here\r\n\r\n")
-                #expect(await fresh.wait { $0.contains("retry: 3000") })
+                #expect(await fresh.wait { hasDefaultRetryLine($0) })
                 send("second")
                 #expect(await fresh.wait { $0.contains("data: second\n\n") })
                 await fresh.close()
@@ -92,7 +92,7 @@ extension OverLoopback {
                 for _ in 1...3 {
                     let connection = try await RawConnection.open(port: port)
                     try await connection.write("GET /events/public HTTP/1.1\r\nHost: here\r\n\r\n")
-                    #expect(await connection.wait { $0.contains("retry: 3000") })
+                    #expect(await connection.wait { hasDefaultRetryLine($0) })
                     #expect(feed.stats.connectedClients == 1)
                     await connection.close()
                     #expect(await waitUntil { feed.stats.connectedClients == 0 })   // no event or heartbeat written since
@@ -157,7 +157,7 @@ extension OverLoopback.EventStreamChannelTests {
                              services: [feed]) { port, _ in
             let stream = try await RawConnection.open(port: port)
             try await stream.write("GET /events HTTP/1.1\r\nHost: here\r\n\r\n")
-            #expect(await stream.wait { $0.contains("retry: 3000") })
+            #expect(await stream.wait { hasDefaultRetryLine($0) })
             #expect(await waitUntil { readings.values.count == 1 })
             let other = try await RawConnection.open(port: port)
             try await other.write("GET /hello HTTP/1.1\r\nHost: here\r\n\r\n")
@@ -240,4 +240,13 @@ final class RawConnection: ChannelInboundHandler, @unchecked Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         state.withLockedValue { $0.closed = true }
     }
+}
+
+/// Whether `text` has a stream's `retry:` line of the default options: 3 s spread by the default
+/// jitter, 3,000 to 4,500 ms.
+func hasDefaultRetryLine(_ text: String) -> Bool {
+    guard let range = text.range(of: "retry: ") else { return false }
+    let digits = text[range.upperBound...].prefix { $0.isNumber }
+    guard let milliseconds = Int(digits), text[range.upperBound...].dropFirst(digits.count).hasPrefix("\n") else { return false }
+    return (3_000...4_500).contains(milliseconds)
 }
