@@ -36,10 +36,21 @@ public struct GroupCommit: Sendable {
     /// database's work on a group overlaps the round trips of the next.
     public var lanes: Int
 
+    /// How many appends may wait in a lane for their group, at most (10,000): while the database is
+    /// slower than the producers, or cannot be reached, one more is refused at once with
+    /// ``PostgresEventLogError/Kind/busy`` — nothing appended, try again later — rather than queued
+    /// without end. (An append whose caller is cancelled while it waits leaves the queue: it is
+    /// not appended, and the caller gets `CancellationError`.)
+    public var maximumWaiting: Int
+
     /// Groups of at most `maximumEvents` events and `maximumBytes` bytes, each taken `linger` after
-    /// its lane is ready for it, `lanes` of them committed at once.
-    public init(maximumEvents: Int = 1_000, maximumBytes: Int = 8 << 20, linger: Duration = .microseconds(200), lanes: Int = 2) {
+    /// its lane is ready for it, `lanes` of them committed at once, at most `maximumWaiting` appends
+    /// waiting in a lane.
+    public init(maximumEvents: Int = 1_000, maximumBytes: Int = 8 << 20, linger: Duration = .microseconds(200), lanes: Int = 2,
+                maximumWaiting: Int = 10_000) {
         precondition(maximumEvents > 0 && maximumBytes > 0, "a group holds at least one event")
+        precondition(maximumWaiting > 0, "maximumWaiting must be positive")
+        self.maximumWaiting = maximumWaiting
         precondition(linger >= .zero, "linger must not be negative")
         precondition(lanes > 0, "appends need a lane")
         self.maximumEvents = maximumEvents
@@ -56,11 +67,18 @@ final class GroupCommitter: Sendable {
         let append: Append
         let bytes: Int
         let answer: CheckedContinuation<[EventID]?, any Error>
+        /// The request's number in its lane, by which a cancelled caller finds it.
+        let number: UInt64
     }
 
     private struct State {
         var queue = Deque<Request>()
         var committing = false
+        var numbered: UInt64 = 0
+        /// Requests numbered and not yet queued (or refused), and those of them whose callers were
+        /// cancelled meanwhile.
+        var admitting: Set<UInt64> = []
+        var cancelled: Set<UInt64> = []
     }
 
     let settings: GroupCommit
@@ -73,17 +91,53 @@ final class GroupCommitter: Sendable {
 
     /// Queues an append; returns its ids once its group has committed (`nil`: its key was used
     /// before with something else).
+    /// Throws ``PostgresEventLogError/Kind/busy`` when ``GroupCommit/maximumWaiting`` appends wait
+    /// in its lane already, and `CancellationError` when the caller is cancelled while it waits
+    /// (it leaves the queue, unappended; once its group is being committed, it waits for it).
     func append(_ append: Append, log: PostgresEventLog) async throws -> [EventID]? {
-        try await withCheckedThrowingContinuation { answer in
-            let request = Request(append: append, bytes: append.payloads.reduce(0) { $0 + $1.utf8.count }, answer: answer)
-            let lane = lanes.count == 1 ? lanes[0] : lanes[Int(UInt(bitPattern: append.topic.hashValue) % UInt(lanes.count))]
-            let start = lane.withLockedValue { state -> Bool in
-                state.queue.append(request)
-                defer { state.committing = true }
-                return !state.committing
-            }
-            if start { Task { await self.commitGroups(of: lane, log) } }
+        let lane = lanes.count == 1 ? lanes[0] : lanes[Int(UInt(bitPattern: append.topic.hashValue) % UInt(lanes.count))]
+        let number = lane.withLockedValue { state -> UInt64 in
+            defer { state.numbered += 1 }
+            state.admitting.insert(state.numbered)
+            return state.numbered
         }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { answer in
+                let request = Request(append: append, bytes: append.payloads.reduce(0) { $0 + $1.utf8.count }, answer: answer, number: number)
+                enum Admission { case queued(start: Bool), busy, cancelled }
+                let admission = lane.withLockedValue { state -> Admission in
+                    state.admitting.remove(number)
+                    if state.cancelled.remove(number) != nil { return .cancelled }
+                    guard state.queue.count < settings.maximumWaiting else { return .busy }
+                    state.queue.append(request)
+                    defer { state.committing = true }
+                    return .queued(start: !state.committing)
+                }
+                switch admission {
+                case .queued(let start):
+                    if start { Task { await self.commitGroups(of: lane, log) } }
+                case .busy:
+                    answer.resume(throwing: PostgresEventLogError(.busy, "\(settings.maximumWaiting) appends wait for the database already"))
+                case .cancelled:
+                    answer.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let left = lane.withLockedValue { state -> Request? in
+                guard let index = state.queue.firstIndex(where: { $0.number == number }) else {
+                    if state.admitting.contains(number) { state.cancelled.insert(number) }   // not queued yet
+                    return nil   // else its group is being committed: it waits for the answer
+                }
+                return state.queue.remove(at: index)
+            }
+            left?.answer.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Each lane now: how many appends wait in its queue, and whether a group of it is being
+    /// gathered or committed.
+    var lanesNow: [(waiting: Int, committing: Bool)] {
+        lanes.map { lane in lane.withLockedValue { ($0.queue.count, $0.committing) } }
     }
 
     /// Commits the lane's groups one after the other until its queue is empty.

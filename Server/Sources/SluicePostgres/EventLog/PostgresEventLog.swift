@@ -85,6 +85,9 @@ public struct PostgresEventLog: Sendable {
     /// transaction of its own).
     public var groupCommit: GroupCommit? { committer?.settings }
     let committer: GroupCommitter?
+    /// How many standalone appends wait for their group now, in every lane (see
+    /// ``GroupCommit/maximumWaiting``): 0 without group commit.
+    public var waitingAppends: Int { committer?.lanesNow.reduce(0) { $0 + $1.waiting } ?? 0 }
     /// Whether the log makes its tables itself before its first query in this process (`true`);
     /// `false` where a migration tool runs ``migrationSQL`` before the app starts.
     public let makesTables: Bool

@@ -25,6 +25,10 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible, F
         /// A bound of the process was reached (feeds per process, say): nothing was done; a retry
         /// later may succeed once the bound has room.
         case limitReached
+        /// Too many appends wait for the database already (``GroupCommit/maximumWaiting``): this one
+        /// was not appended — the database is slower than its producers; try again after a moment
+        /// (an HTTP route answers 429 with `Retry-After`).
+        case busy
     }
 
     /// What kind of failure.
@@ -52,31 +56,33 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible, F
     public var feedRefusal: FeedRefusal {
         switch kind {
         case .invalid: .invalid
-        case .limitReached: .limitReached
+        case .limitReached, .busy: .limitReached
         case .idempotencyKeyReused, .outcomeUnknown, .unavailable: .unavailable
         }
     }
 
     /// The HTTP status an answer to a request that failed this way has: 400 for ``Kind/invalid``,
-    /// 422 for ``Kind/idempotencyKeyReused``, 503 for the others (a retry later may succeed).
+    /// 422 for ``Kind/idempotencyKeyReused``, 429 for ``Kind/busy``, 503 for the others (a retry
+    /// later may succeed).
     /// Hummingbird and Vapor answer a thrown `PostgresEventLogError` with it (the `Hummingbird`
     /// and `Vapor` traits), with ``httpHeaders`` and ``httpReason``.
     public var httpStatus: Int {
         switch kind {
         case .invalid: 400
         case .idempotencyKeyReused: 422
+        case .busy: 429
         case .outcomeUnknown, .unavailable, .limitReached: 503
         }
     }
 
-    /// The headers of that answer: for a 503, `Retry-After: 1` and `Sluice-Outcome`, which tells a
-    /// producer whether what it sent may have been stored — `unknown` (retry with the same
+    /// The headers of that answer: for a 503 or a 429, `Retry-After: 1` and `Sluice-Outcome`, which
+    /// tells a producer whether what it sent may have been stored — `unknown` (retry with the same
     /// idempotency key to store it once) or `not-stored`.
     public var httpHeaders: [(name: String, value: String)] {
         switch kind {
         case .invalid, .idempotencyKeyReused: []
         case .outcomeUnknown: [("Retry-After", "1"), ("Sluice-Outcome", "unknown")]
-        case .unavailable, .limitReached: [("Retry-After", "1"), ("Sluice-Outcome", "not-stored")]
+        case .unavailable, .limitReached, .busy: [("Retry-After", "1"), ("Sluice-Outcome", "not-stored")]
         }
     }
 
@@ -89,6 +95,7 @@ public struct PostgresEventLogError: Error, Sendable, CustomStringConvertible, F
         case .outcomeUnknown: "the outcome is unknown: it may have been stored; retry with the same Idempotency-Key to store it once"
         case .unavailable: "the event log is unavailable and nothing was stored; try again"
         case .limitReached: "a limit of the server was reached and nothing was stored; try again"
+        case .busy: "too many events wait for the event log and nothing was stored; try again in a moment"
         }
     }
 
