@@ -15,8 +15,7 @@ struct StreamRefusal: Error, Sendable {
     var headers: HTTPFields?
 
     /// The feed serves as many clients as it may.
-    static let full = StreamRefusal(status: .serviceUnavailable,
-                                    text: "the feed serves as many clients as it may; try again later\n", retryAfter: 5)
+    static let full = StreamRefusal(.full)
 
     /// As a Hummingbird response: `text/plain`, with `Retry-After` if any.
     var response: Response {
@@ -47,12 +46,9 @@ struct StreamRefusal: Error, Sendable {
 }
 
 extension StreamRefusal {
-    /// The refusal of `topic` whose feed could not be had for `error` (a ``/SluiceFeed/FeedRefusal``).
-    init(_ error: any Error, topic: String) {
-        let refusal = FeedRefusal(error)
-        self.init(status: .init(code: refusal.status),
-                  text: refusal.isRetriable ? "the events of \(topic) are unavailable; try again\n" : "\(error)\n",
-                  retryAfter: refusal.isRetriable ? 1 : nil)
+    /// The refusal SluiceFeed decided, as Hummingbird answers it.
+    init(_ refusal: FeedStreamRefusal) {
+        self.init(status: .init(code: refusal.status), text: refusal.text, retryAfter: refusal.retryAfter)
     }
 }
 

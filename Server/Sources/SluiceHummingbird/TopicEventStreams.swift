@@ -87,8 +87,8 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
     /// What `request` gets for `topic`: 401 or 403 from `authorize`, the refusal the feeds' error
     /// tells, or the stream.
     func answer(to request: Request, topic: String) async -> EventStreamAnswer<Output> {
-        switch await access(request, topic) {
-        case .failure(let refusal): .refused(refusal)
+        switch await resolver.topic(topic, access: await authorize(request, topic)) {
+        case .failure(let refusal): .refused(StreamRefusal(refusal))
         case .success(let (feed, filter)): events(feed).answer(to: request, filter: filter)
         }
     }
@@ -96,41 +96,13 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
     /// What `request` gets for `names`: a refusal of the list, of one of its topics, or of a full
     /// feed; or the stream of them all.
     func answer(to request: Request, topics names: [String]) async -> EventStreamAnswer<Output> {
-        let list: [String]
-        do {
-            list = try TopicList.validated(names, maximum: maximumTopics)
-        } catch {
-            return .refused(StreamRefusal(status: .init(code: error.status), text: "\(error)\n", retryAfter: nil))
-        }
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["lastEventId"].map(String.init)
-        let starts = TopicCursor.resumePoints(lastEventID: lastEventID, topics: list)
-        var topics: [FeedTopic<Output>] = []
-        for (name, start) in zip(list, starts) {
-            switch await access(request, name) {
-            case .failure(let refusal):
-                return .refused(refusal)
-            case .success(let (feed, filter)):
-                if feed.isFull { return .refused(.full) }
-                topics.append(FeedTopic(name, feed: feed, from: feed.fixing(start), filter: filter))
-            }
+        switch await resolver.topics(names, lastEventID: lastEventID, access: { await authorize(request, $0) }) {
+        case .failure(let refusal): return .refused(StreamRefusal(refusal))
+        case .success(let topics): return .topics(topicStreams, topics)
         }
-        return .topics(topicStreams, topics)
     }
 
-    /// Whether `request` may follow `topic`, and its feed and filter if so: 401 or 403 from
-    /// `authorize`, or the refusal the feeds' error tells.
-    private func access(_ request: Request, _ topic: String) async -> Result<(EventFeed<Output>, (@Sendable (Output) -> Bool)?), StreamRefusal> {
-        let filter: (@Sendable (Output) -> Bool)?
-        switch await authorize(request, topic) {
-        case .unauthorized: return .failure(StreamRefusal(status: .unauthorized, text: "not authenticated\n", retryAfter: nil))
-        case .forbidden: return .failure(StreamRefusal(status: .forbidden, text: "not allowed to read \(topic)\n", retryAfter: nil))
-        case .allowed(let accepted): filter = accepted
-        }
-        do {
-            return .success((try await feeds(topic), filter))
-        } catch {
-            return .failure(StreamRefusal(error, topic: topic))
-        }
-    }
+    private var resolver: TopicResolver<Output> { TopicResolver(feeds: feeds, maximumTopics: maximumTopics) }
 }
 #endif

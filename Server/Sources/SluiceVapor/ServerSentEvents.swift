@@ -73,11 +73,7 @@ public struct ServerSentEvents<Output: Sendable>: Sendable {
     }
 
     /// 503 with `Retry-After: 5`: the feed serves as many clients as it may.
-    static var full: Response {
-        Response(status: .serviceUnavailable,
-                 headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "5"],
-                 body: .init(string: "the feed serves as many clients as it may; try again later\n"))
-    }
+    static var full: Response { TopicEventStreams<Output>.response(.full) }
 
     /// A `text/event-stream` response whose body is the stream of the client `client` makes when
     /// Vapor begins to write it.

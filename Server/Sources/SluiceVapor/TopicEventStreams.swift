@@ -64,8 +64,8 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
 
     /// The response to `request` for `topic`.
     public func response(to request: Request, topic: String) async -> Response {
-        switch await access(request, topic) {
-        case .failure(let refusal): refusal
+        switch await resolver.topic(topic, access: await authorize(request, topic)) {
+        case .failure(let refusal): Self.response(refusal)
         case .success(let (feed, filter)): events(feed).response(to: request, filter: filter)
         }
     }
@@ -73,59 +73,23 @@ public struct TopicEventStreams<Output: Sendable>: Sendable {
     /// The response to `request` for `names` on one connection; each topic resumes from the
     /// request's `Last-Event-ID` (a ``/SluiceFeed/TopicCursor``).
     public func response(to request: Request, topics names: [String]) async -> Response {
-        let list: [String]
-        do {
-            list = try TopicList.validated(names, maximum: maximumTopics)
-        } catch {
-            return Self.text(HTTPResponseStatus(statusCode: error.status), "\(error)\n")
-        }
         let lastEventID = request.headers.first(name: "Last-Event-ID") ?? request.query[String.self, at: "lastEventId"]
-        let starts = TopicCursor.resumePoints(lastEventID: lastEventID, topics: list)
-        var topics: [FeedTopic<Output>] = []
-        for (name, start) in zip(list, starts) {
-            switch await access(request, name) {
-            case .failure(let refusal):
-                return refusal
-            case .success(let (feed, filter)):
-                if feed.isFull { return ServerSentEvents<Output>.full }
-                topics.append(FeedTopic(name, feed: feed, from: feed.fixing(start), filter: filter))
-            }
-        }
-        let streams = topicStreams, followed = topics
-        return ServerSentEvents<Output>.eventStream { streams.client(followed) }
-    }
-
-    /// Whether a request may follow a topic: its feed and filter, or the response that refuses it.
-    private enum Access {
-        case success((EventFeed<Output>, (@Sendable (Output) -> Bool)?))
-        case failure(Response)
-    }
-
-    private func access(_ request: Request, _ topic: String) async -> Access {
-        let filter: (@Sendable (Output) -> Bool)?
-        switch await authorize(request, topic) {
-        case .unauthorized: return .failure(Self.text(.unauthorized, "not authenticated\n"))
-        case .forbidden: return .failure(Self.text(.forbidden, "not allowed to read \(topic)\n"))
-        case .allowed(let accepted): filter = accepted
-        }
-        do {
-            return .success((try await feeds(topic), filter))
-        } catch {
-            return .failure(Self.refusal(error, topic: topic))
+        switch await resolver.topics(names, lastEventID: lastEventID, access: { await authorize(request, $0) }) {
+        case .failure(let refusal):
+            return Self.response(refusal)
+        case .success(let topics):
+            let streams = topicStreams
+            return ServerSentEvents<Output>.eventStream { streams.client(topics) }
         }
     }
 
-    /// The answer for `topic`, whose feed could not be had for `error` (a ``/SluiceFeed/FeedRefusal``).
-    static func refusal(_ error: any Error, topic: String) -> Response {
-        let refusal = FeedRefusal(error)
-        let response = text(HTTPResponseStatus(statusCode: refusal.status),
-                            refusal.isRetriable ? "the events of \(topic) are unavailable; try again\n" : "\(error)\n")
-        if refusal.isRetriable { response.headers.replaceOrAdd(name: .retryAfter, value: "1") }
-        return response
-    }
+    private var resolver: TopicResolver<Output> { TopicResolver(feeds: feeds, maximumTopics: maximumTopics) }
 
-    static func text(_ status: HTTPResponseStatus, _ text: String) -> Response {
-        Response(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: .init(string: text))
+    /// The refusal SluiceFeed decided, as Vapor answers it: `text/plain`, with `Retry-After` if any.
+    static func response(_ refusal: FeedStreamRefusal) -> Response {
+        var headers: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+        if let retryAfter = refusal.retryAfter { headers.replaceOrAdd(name: .retryAfter, value: String(retryAfter)) }
+        return Response(status: HTTPResponseStatus(statusCode: refusal.status), headers: headers, body: .init(string: refusal.text))
     }
 }
 #endif
