@@ -91,19 +91,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         var failure: (any Error)?
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do {
-                        try await client.run { message in
-                            switch message {
-                            case .text(let text): try await outbound.write(.text(text))
-                            case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
-                            }
-                        }
-                    } catch FeedStreamStop.tooManyClients {
-                        return try await outbound.close(.unknown(FeedSocketStream<Output>.tryAgainLater), reason: FeedSocketStream<Output>.fullReason)
-                    }
-                    try await outbound.close(.goingAway, reason: "the feed has finished")
-                }
+                group.addTask { try await sendMessages(of: client.run, to: outbound) }
                 if incoming == nil {   // nobody reads the client's messages: read them here to see it leave
                     group.addTask {
                         do { for try await _ in messages {} } catch {}
@@ -167,5 +155,22 @@ extension WebSocketFeed where Output == ServerSentEvent {
     public init(feed: EventFeed<ServerSentEvent>, options: FeedStreamOptions = .init()) {
         self.init(stream: FeedSocketStream(feed: feed, options: options))
     }
+}
+/// Sends a socket client's messages (`run`: its `run(send:)`) through `outbound` until its stream
+/// ends, then closes the socket: 1013 (try again later) when its feed was full, 1001 (going away)
+/// when the feed finished.
+func sendMessages(of run: (@escaping @Sendable (FeedSocketMessage) async throws -> Void) async throws -> Void,
+                  to outbound: WebSocketOutboundWriter) async throws {
+    do {
+        try await run { message in
+            switch message {
+            case .text(let text): try await outbound.write(.text(text))
+            case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
+            }
+        }
+    } catch FeedStreamStop.tooManyClients {
+        return try await outbound.close(.unknown(FeedSocketStream<Never>.tryAgainLater), reason: FeedSocketStream<Never>.fullReason)
+    }
+    try await outbound.close(.goingAway, reason: "the feed has finished")
 }
 #endif

@@ -46,20 +46,7 @@ public struct WebSocketTopics<Output: Sendable>: Sendable {
         var failure: (any Error)?
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do {
-                        try await client.run { message in
-                            switch message {
-                            case .text(let text): try await outbound.write(.text(text))
-                            case .binary(let bytes): try await outbound.writeBinaryMessage(bytes)
-                            }
-                        }
-                    } catch FeedStreamStop.tooManyClients {
-                        return try await outbound.close(.unknown(FeedSocketStream<Output>.tryAgainLater),
-                                                        reason: FeedSocketStream<Output>.fullReason)
-                    }
-                    try await outbound.close(.goingAway, reason: "the feed has finished")
-                }
+                group.addTask { try await sendMessages(of: client.run, to: outbound) }
                 group.addTask {
                     do {
                         for try await message in messages {
