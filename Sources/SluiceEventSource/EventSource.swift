@@ -135,6 +135,36 @@ public struct EventSource: Publisher, Sendable {
                   onConnectionEvent: onConnectionEvent)
     }
 
+    /// A client of one stream of several topics: `url` (a Sluice feed's `/events`) with a
+    /// `topic` query parameter for each of `topics`, in their order.
+    ///
+    /// Each event of the stream names its topic (``Message/topic``, also its type: a Sluice feed
+    /// sends `event: <topic>`) and carries the topic's own id (``Message/topicEventID``); its
+    /// ``Message/id`` is the connection's cursor, which holds every topic's position, so a
+    /// reconnection — to any instance of the feed — resumes each topic exactly after its last
+    /// event. A reset or a drop of one topic is ``Event/topicReset(topic:missed:)`` or
+    /// ``Event/topicDropped(topic:count:)``.
+    ///
+    /// ```swift
+    /// let feed = EventSource(url: URL(string: "http://localhost:8080/events")!, topics: ["orders", "chat"])
+    /// for try await event in feed.events {
+    ///     if let message = event.message { print(message.topic ?? "", message.data) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The feed's URL, without the topics (its other query parameters are kept).
+    ///   - topics: The topics to follow (repeats are followed once), at least one.
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration the connections use (see
+    ///     ``init(url:configuration:session:onConnectionEvent:)``).
+    ///   - onConnectionEvent: Told what each subscription's connections do (``ConnectionEvent``).
+    public init(url: URL, topics: [String], configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
+        self.init(url: FeedCursor.url(url, adding: FeedCursor.list(topics)), configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
+    }
+
     /// A client of the stream that `request` asks for: its headers (`Authorization`, …) are sent
     /// on every connection.
     ///
@@ -170,6 +200,14 @@ public struct EventSource: Publisher, Sendable {
     /// ends when the publisher would finish, throws an ``EventSourceError`` when it would fail, and
     /// ends (closing the connection) when the iterating task is cancelled.
     public var events: Events { Events(source: self) }
+
+    /// The topics the stream follows: the `topic` query parameters of the request's URL, in their
+    /// order, without repeats (empty for a stream of one topic). An event of one of them gets its
+    /// ``Message/topic`` and ``Message/topicEventID``.
+    public var topics: [String] {
+        guard let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems else { return [] }
+        return FeedCursor.list(items.filter { $0.name == "topic" }.compactMap(\.value))
+    }
 
     /// Whether the request can be made: an HTTP or HTTPS URL.
     var isValid: Bool {
