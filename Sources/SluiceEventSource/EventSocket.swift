@@ -66,10 +66,17 @@ import Sluice
 /// each resumes exactly, none twice, on any instance of the feed.
 ///
 /// ```swift
+/// import Foundation
+/// import SluiceEventSource
+///
 /// let feed = EventSocket(url: URL(string: "ws://localhost:8080/ws")!, topics: ["orders", "chat"])
-/// Task { try await Task.sleep(for: .seconds(5)); feed.subscribe("prices"); feed.unsubscribe("chat") }
 /// for try await event in feed.events {
-///     if let message = event.message { print(message.topic ?? "", message.data) }
+///     guard let message = event.message else { continue }
+///     print(message.topic ?? "-", message.topicEventID ?? "-", message.data)
+///     if message.topic == "orders" {
+///         feed.subscribe("prices")   // topics come and go while the socket is open
+///         feed.unsubscribe("chat")
+///     }
 /// }
 /// ```
 ///

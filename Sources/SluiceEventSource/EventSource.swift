@@ -145,10 +145,24 @@ public struct EventSource: Publisher, Sendable {
     /// event. A reset or a drop of one topic is ``Event/topicReset(topic:missed:)`` or
     /// ``Event/topicDropped(topic:count:)``.
     ///
+    /// A whole program (a `main.swift`):
+    ///
     /// ```swift
-    /// let feed = EventSource(url: URL(string: "http://localhost:8080/events")!, topics: ["orders", "chat"])
+    /// import Foundation
+    /// import SluiceEventSource
+    ///
+    /// // One connection, three topics: each event names its topic, and a reconnection resumes every
+    /// // topic after its own last event, on any instance of the feed.
+    /// let feed = EventSource(url: URL(string: "http://localhost:8080/events")!, topics: ["orders", "chat", "prices"])
     /// for try await event in feed.events {
-    ///     if let message = event.message { print(message.topic ?? "", message.data) }
+    ///     switch event {
+    ///     case .event(let message):
+    ///         print(message.topic ?? "-", message.topicEventID ?? "-", message.data)
+    ///     case .topicReset(let topic, _), .topicDropped(let topic, _):
+    ///         print(topic, "lost events: fetch its state again")
+    ///     default:
+    ///         break
+    ///     }
     /// }
     /// ```
     ///
