@@ -92,6 +92,11 @@ import Sluice
 /// task reads the URL instead when the caller passes a session, when the request is not a `GET`
 /// without a body, or when `http_proxy` or `all_proxy` is set (libcurl's proxy).
 ///
+/// **Many topics.** ``init(url:topics:configuration:session:onConnectionEvent:)`` follows several
+/// topics of a Sluice feed on one connection (`?topic=a&topic=b`): each event names its topic and
+/// carries its id in it, the cursor that is the stream's last event ID resumes every topic on
+/// reconnection, and a reset or a drop of one topic names it (``Event``).
+///
 /// **Failures it tells.** Each attempt, each failed attempt (with the ``EventSourceError`` that
 /// says why: a refusal, a name not found, TLS, a timeout, a status, a protocol error) and the
 /// wait before the next, and each resume are reported as ``ConnectionEvent`` values to the
