@@ -55,6 +55,31 @@ import Sluice
 /// ``EventSourceError/webSocketUnavailable`` (read such a feed with ``EventSource`` instead, or
 /// through a TLS-terminating proxy).
 ///
+/// **Many topics.** Over a Sluice feed's socket of topics (`GET /ws?topic=a…`, SluiceFeed's
+/// `FeedSocketTopics`), ``init(url:topics:configuration:session:onConnectionEvent:)`` follows
+/// several topics on one connection, and ``subscribe(_:after:)`` and ``unsubscribe(_:)`` change
+/// them while it is open. Each event names its topic (``EventSource/Message/topic``, also its
+/// type) and carries its id in it (``EventSource/Message/topicEventID``); a reset, a drop or a
+/// refusal of one topic is ``EventSource/Event/topicReset(topic:missed:)``,
+/// ``EventSource/Event/topicDropped(topic:count:)`` or ``EventSource/Event/topicRefused(topic:reason:)``.
+/// When the connection drops, the next one subscribes to every topic again after its last event:
+/// each resumes exactly, none twice, on any instance of the feed.
+///
+/// ```swift
+/// import Foundation
+/// import SluiceEventSource
+///
+/// let feed = EventSocket(url: URL(string: "ws://localhost:8080/ws")!, topics: ["orders", "chat"])
+/// for try await event in feed.events {
+///     guard let message = event.message else { continue }
+///     print(message.topic ?? "-", message.topicEventID ?? "-", message.data)
+///     if message.topic == "orders" {
+///         feed.subscribe("prices")   // topics come and go while the socket is open
+///         feed.unsubscribe("chat")
+///     }
+/// }
+/// ```
+///
 /// **Cancelling** closes the connection at once and drops what is buffered.
 public struct EventSocket: Publisher, Sendable {
     /// The values published: events and Sluice's control events.
@@ -101,10 +126,79 @@ public struct EventSocket: Publisher, Sendable {
     ///   - onConnectionEvent: Told what each subscription's connections do (``EventSource/ConnectionEvent``).
     public init(request: URLRequest, configuration: EventSource.Configuration = EventSource.Configuration(),
                 session: URLSession? = nil, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)? = nil) {
+        self.init(request: request, topics: [], configuration: configuration, session: session, onConnectionEvent: onConnectionEvent)
+    }
+
+    /// A client of a socket of topics at `url` (a Sluice feed's `/ws`), following `topics` from
+    /// the present; ``subscribe(_:after:)`` and ``unsubscribe(_:)`` change them at any time.
+    ///
+    /// - Parameters:
+    ///   - url: The socket's URL (`ws:` or `wss:`); `topic` query parameters in it are topics too.
+    ///   - topics: The topics to follow (repeats are followed once). With none, and none in `url`,
+    ///     this is a socket of one stream, as ``init(url:configuration:session:onConnectionEvent:)``.
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration the `URLSessionWebSocketTask` connections use.
+    ///   - onConnectionEvent: Told what each subscription's connections do (``EventSource/ConnectionEvent``).
+    public init(url: URL, topics: [String], configuration: EventSource.Configuration = EventSource.Configuration(),
+                session: URLSession? = nil, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)? = nil) {
+        self.init(request: URLRequest(url: url), topics: topics, configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
+    }
+
+    /// A client of a socket of topics that `request` opens (its headers are sent on every
+    /// connection), following `topics` (see ``init(url:topics:configuration:session:onConnectionEvent:)``).
+    ///
+    /// - Parameters:
+    ///   - request: The handshake request; `topic` query parameters in its URL are topics too.
+    ///   - topics: The topics to follow.
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration the `URLSessionWebSocketTask` connections use.
+    ///   - onConnectionEvent: Told what each subscription's connections do (``EventSource/ConnectionEvent``).
+    public init(request: URLRequest, topics: [String], configuration: EventSource.Configuration = EventSource.Configuration(),
+                session: URLSession? = nil, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)? = nil) {
+        var request = request
+        var topics = topics
+        if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+           let items = components.queryItems, items.contains(where: { $0.name == "topic" }) {
+            topics = items.filter { $0.name == "topic" }.compactMap(\.value) + topics
+            let rest = items.filter { $0.name != "topic" }
+            components.queryItems = rest.isEmpty ? nil : rest
+            request.url = components.url ?? url
+        }
         self.request = request
         self.configuration = configuration
         self.session = session
         self.onConnectionEvent = onConnectionEvent
+        followed = topics.isEmpty ? nil : EventSocketTopics(topics)
+    }
+
+    /// What a socket of topics follows, shared by its copies and told to their connections.
+    let followed: EventSocketTopics?
+
+    /// The topics a socket of topics follows now, in the order they were asked for (empty for a
+    /// socket of one stream). Each subscription starts with these.
+    public var topics: [String] { followed?.topics ?? [] }
+
+    /// Follows `topic` too, on every open subscription of this socket (and its copies) and on
+    /// those made later: the server is told at once if the connection is open, else when it
+    /// opens. Its events come from the present, or after the event `after` of it (an id
+    /// ``EventSource/Message/topicEventID`` gave, from any instance of the feed) — what was missed
+    /// first, or ``EventSource/Event/topicReset(topic:missed:)`` when that is gone. Nothing
+    /// happens for a topic already followed, or on a socket of one stream.
+    ///
+    /// - Parameters:
+    ///   - topic: The topic's name.
+    ///   - after: The id of the last event of it the caller has (`nil`: from the present).
+    public func subscribe(_ topic: String, after: String? = nil) {
+        followed?.subscribe(topic, after: after)
+    }
+
+    /// Stops following `topic` on every subscription of this socket: nothing more of it is
+    /// published, and reconnections do not follow it. Nothing happens for a topic not followed.
+    ///
+    /// - Parameter topic: The topic's name.
+    public func unsubscribe(_ topic: String) {
+        followed?.unsubscribe(topic)
     }
 
     /// Attaches `subscriber`: a new connection, opened at its first demand.
@@ -161,13 +255,20 @@ struct EventSocketConnector: @unchecked Sendable {   // its configuration is onl
         let url = socket.request.url
         let lastEventID = url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
             .queryItems?.last { $0.name == "lastEventId" }?.value ?? ""
-        return Driver(name: "EventSocket", configuration: socket.configuration, consumer: consumer,
-                      lastEventID: lastEventID, onConnectionEvent: socket.onConnectionEvent, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
+        let make = { (topics: [String]) in
+            Driver(name: "EventSocket", configuration: socket.configuration, consumer: consumer,
+                   lastEventID: lastEventID, topics: topics, onConnectionEvent: socket.onConnectionEvent,
+                   connect: { connector.connect(driver: $0, id: $1, lastEventID: $2, topics: $3) })
+        }
+        return socket.followed?.attach(make) ?? make([])
     }
 
-    func connect(driver: Driver, id: UInt64, lastEventID: String) {
+    func connect(driver: Driver, id: UInt64, lastEventID: String, topics: [String]) {
         var request = self.request
         request.timeoutInterval = configuration.idleTimeout.seconds
+        if !topics.isEmpty, let url = request.url {
+            request.url = FeedCursor.url(url, adding: topics)
+        }
         if !lastEventID.isEmpty, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
             var items = (components.queryItems ?? []).filter { $0.name != "lastEventId" }
             items.append(URLQueryItem(name: "lastEventId", value: lastEventID))
@@ -206,5 +307,53 @@ extension EventStreamDriver where Decoder == SocketMessageDecoder {
         default:
             ended(id: id, with: .failure(.closed(code: code, reason: reason)))
         }
+    }
+}
+
+/// The topics an ``EventSocket`` of topics follows, shared by its copies: the list each new
+/// subscription starts with, and the subscriptions that a change is told to.
+final class EventSocketTopics: Sendable {
+    private struct State {
+        var topics: [String]
+        var drivers: [WeakDriver] = []
+    }
+
+    private struct WeakDriver {
+        weak var driver: EventSocketConnector.Driver?
+    }
+
+    private let state: Locked<State>
+
+    init(_ topics: [String]) {
+        state = Locked(State(topics: FeedCursor.list(topics)))
+    }
+
+    var topics: [String] { state.withLock { $0.topics } }
+
+    /// A driver `make` makes with the topics followed now, told of every change from then on.
+    func attach(_ make: ([String]) -> EventSocketConnector.Driver) -> EventSocketConnector.Driver {
+        state.withLock { state in
+            // Made under the lock (it calls nothing out): no change falls between its list and its joining.
+            let driver = make(state.topics)
+            state.drivers.removeAll { $0.driver == nil }
+            state.drivers.append(WeakDriver(driver: driver))
+            return driver
+        }
+    }
+
+    func subscribe(_ topic: String, after: String?) {
+        let drivers = state.withLock { state -> [EventSocketConnector.Driver] in
+            if !state.topics.contains(topic) { state.topics.append(topic) }
+            return state.drivers.compactMap(\.driver)   // each ignores a topic it follows already
+        }
+        for driver in drivers { driver.subscribe(topic, after: after) }
+    }
+
+    func unsubscribe(_ topic: String) {
+        let drivers = state.withLock { state -> [EventSocketConnector.Driver] in
+            state.topics.removeAll { $0 == topic }
+            return state.drivers.compactMap(\.driver)   // each ignores a topic it does not follow
+        }
+        for driver in drivers { driver.unsubscribe(topic) }
     }
 }

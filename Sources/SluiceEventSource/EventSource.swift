@@ -92,6 +92,11 @@ import Sluice
 /// task reads the URL instead when the caller passes a session, when the request is not a `GET`
 /// without a body, or when `http_proxy` or `all_proxy` is set (libcurl's proxy).
 ///
+/// **Many topics.** ``init(url:topics:configuration:session:onConnectionEvent:)`` follows several
+/// topics of a Sluice feed on one connection (`?topic=a&topic=b`): each event names its topic and
+/// carries its id in it, the cursor that is the stream's last event ID resumes every topic on
+/// reconnection, and a reset or a drop of one topic names it (``Event``).
+///
 /// **Failures it tells.** Each attempt, each failed attempt (with the ``EventSourceError`` that
 /// says why: a refusal, a name not found, TLS, a timeout, a status, a protocol error) and the
 /// wait before the next, and each resume are reported as ``ConnectionEvent`` values to the
@@ -135,6 +140,50 @@ public struct EventSource: Publisher, Sendable {
                   onConnectionEvent: onConnectionEvent)
     }
 
+    /// A client of one stream of several topics: `url` (a Sluice feed's `/events`) with a
+    /// `topic` query parameter for each of `topics`, in their order.
+    ///
+    /// Each event of the stream names its topic (``Message/topic``, also its type: a Sluice feed
+    /// sends `event: <topic>`) and carries the topic's own id (``Message/topicEventID``); its
+    /// ``Message/id`` is the connection's cursor, which holds every topic's position, so a
+    /// reconnection — to any instance of the feed — resumes each topic exactly after its last
+    /// event. A reset or a drop of one topic is ``Event/topicReset(topic:missed:)`` or
+    /// ``Event/topicDropped(topic:count:)``.
+    ///
+    /// A whole program (a `main.swift`):
+    ///
+    /// ```swift
+    /// import Foundation
+    /// import SluiceEventSource
+    ///
+    /// // One connection, three topics: each event names its topic, and a reconnection resumes every
+    /// // topic after its own last event, on any instance of the feed.
+    /// let feed = EventSource(url: URL(string: "http://localhost:8080/events")!, topics: ["orders", "chat", "prices"])
+    /// for try await event in feed.events {
+    ///     switch event {
+    ///     case .event(let message):
+    ///         print(message.topic ?? "-", message.topicEventID ?? "-", message.data)
+    ///     case .topicReset(let topic, _), .topicDropped(let topic, _):
+    ///         print(topic, "lost events: fetch its state again")
+    ///     default:
+    ///         break
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The feed's URL, without the topics (its other query parameters are kept).
+    ///   - topics: The topics to follow (repeats are followed once), at least one.
+    ///   - configuration: How to reconnect and buffer.
+    ///   - session: A session whose configuration the connections use (see
+    ///     ``init(url:configuration:session:onConnectionEvent:)``).
+    ///   - onConnectionEvent: Told what each subscription's connections do (``ConnectionEvent``).
+    public init(url: URL, topics: [String], configuration: Configuration = Configuration(), session: URLSession? = nil,
+                onConnectionEvent: (@Sendable (ConnectionEvent) -> Void)? = nil) {
+        self.init(url: FeedCursor.url(url, adding: FeedCursor.list(topics)), configuration: configuration, session: session,
+                  onConnectionEvent: onConnectionEvent)
+    }
+
     /// A client of the stream that `request` asks for: its headers (`Authorization`, …) are sent
     /// on every connection.
     ///
@@ -170,6 +219,14 @@ public struct EventSource: Publisher, Sendable {
     /// ends when the publisher would finish, throws an ``EventSourceError`` when it would fail, and
     /// ends (closing the connection) when the iterating task is cancelled.
     public var events: Events { Events(source: self) }
+
+    /// The topics the stream follows: the `topic` query parameters of the request's URL, in their
+    /// order, without repeats (empty for a stream of one topic). An event of one of them gets its
+    /// ``Message/topic`` and ``Message/topicEventID``.
+    public var topics: [String] {
+        guard let url = request.url, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems else { return [] }
+        return FeedCursor.list(items.filter { $0.name == "topic" }.compactMap(\.value))
+    }
 
     /// Whether the request can be made: an HTTP or HTTPS URL.
     var isValid: Bool {

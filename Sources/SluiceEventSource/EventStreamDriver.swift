@@ -15,24 +15,27 @@ import Sluice
 /// The transport opens connections (`connect`) and reports what they do with the connection's id.
 final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, CustomStringConvertible, @unchecked Sendable {
     typealias Machine = EventStreamMachine<Decoder>
-    /// Opens connection `id` of `driver`, resuming after the last event ID (empty: none).
-    typealias Connect = @Sendable (_ driver: EventStreamDriver, _ id: UInt64, _ lastEventID: String) -> Void
+    /// Opens connection `id` of `driver`, resuming after the last event ID (empty: none), with
+    /// `topics` named in its URL (a socket of topics).
+    typealias Connect = @Sendable (_ driver: EventStreamDriver, _ id: UInt64, _ lastEventID: String, _ topics: [String]) -> Void
 
     private let state: Locked<Machine>
     /// The connection last suspended, and not resumed since; taken while a pause is applied.
     private let suspended = Locked<UInt64?>(nil)
+    /// Held while the outbox is sent, so that messages leave in the order they were queued.
+    private let sending = Locked(())
     private let name: String
     private let connect: Connect
     /// Told what the connections do.
     private let onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?
 
     init(name: String, configuration: EventSource.Configuration, consumer: EventSourceConsumer,
-         lastEventID: String, onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?,
+         lastEventID: String, topics: [String] = [], onConnectionEvent: (@Sendable (EventSource.ConnectionEvent) -> Void)?,
          connect: @escaping Connect) {
         self.name = name
         self.connect = connect
         self.onConnectionEvent = onConnectionEvent
-        state = Locked(Machine(configuration: configuration, consumer: consumer, lastEventID: lastEventID))
+        state = Locked(Machine(configuration: configuration, consumer: consumer, lastEventID: lastEventID, topics: topics))
     }
 
     /// "EventSource" (or "EventSocket"), as `print()` shows the subscription.
@@ -53,6 +56,16 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
         perform(state.withLock { $0.cancel() })
     }
 
+    /// Follows `topic` too (a socket of topics), after its event `after` if given.
+    func subscribe(_ topic: String, after: String?) {
+        perform(state.withLock { $0.subscribe(topic, after: after) })
+    }
+
+    /// Stops following `topic` (a socket of topics).
+    func unsubscribe(_ topic: String) {
+        perform(state.withLock { $0.unsubscribe(topic) })
+    }
+
     // MARK: Performing actions
 
     private func perform(_ actions: Machine.Actions) {
@@ -62,8 +75,9 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
         }
         actions.cancel?.cancel()
         if let (connection, id) = actions.pause { applyPause(connection, id: id) }
-        if let (id, lastEventID) = actions.connect {
-            connect(self, id, lastEventID)
+        if actions.send { sendOutbox() }
+        if let (id, lastEventID, topics) = actions.connect {
+            connect(self, id, lastEventID, topics)
         }
         if let (id, delay) = actions.reconnect {
             let (seconds, attoseconds) = delay.components
@@ -90,6 +104,15 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
                 connection.resume()
                 suspended = nil
             }
+        }
+    }
+
+    /// Sends what the machine's outbox holds, in order: one caller at a time takes it and sends it
+    /// (the lock is held over `send(text:)`, which writes and never calls back).
+    private func sendOutbox() {
+        sending.withLock { _ in
+            guard let (connection, messages) = state.withLock({ $0.takeOutbox() }) else { return }
+            for message in messages { connection.send(text: message) }
         }
     }
 
@@ -178,7 +201,8 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         // A caller's `Last-Event-ID` is where the stream starts; the client's own replaces it later.
         let lastEventID = source.request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
         return Driver(name: "EventSource", configuration: source.configuration, consumer: consumer, lastEventID: lastEventID,
-                      onConnectionEvent: source.onConnectionEvent, connect: { connector.connect(driver: $0, id: $1, lastEventID: $2) })
+                      topics: source.topics, onConnectionEvent: source.onConnectionEvent,
+                      connect: { driver, id, lastEventID, _ in connector.connect(driver: driver, id: id, lastEventID: lastEventID) })
     }
 
     func connect(driver: Driver, id: UInt64, lastEventID: String) {

@@ -25,6 +25,36 @@ protocol EventStreamDecoder: Sendable {
     var reconnectionTime: Int? { get }
     /// The bytes held of the message being read once ``next()`` returned `nil`.
     var unfinishedEventSize: Int { get }
+
+    // A socket of topics: what it follows, and the messages that tell the server.
+
+    /// Follows `topics` from the first connection on.
+    mutating func follow(_ topics: [String])
+    /// The topics to name in the URL of the connection about to be made.
+    mutating func connecting() -> [String]
+    /// A connection opened: the decoder starts reading it (a Server-Sent Events parser starts
+    /// over, keeping the last event ID). Returns the messages to send on it first.
+    mutating func opened() -> [String]
+    /// Follows `topic` (after the event `after` of it, if given). Returns what to send on an open
+    /// connection.
+    mutating func subscribe(_ topic: String, after: String?) -> [String]
+    /// Stops following `topic`. Returns what to send on an open connection.
+    mutating func unsubscribe(_ topic: String) -> [String]
+    /// `message` with its topic and the topic's id, on a stream of `topics` (see
+    /// ``EventSource/Message/placed(in:)``).
+    func placed(_ message: EventSource.Message, in topics: [String]) -> EventSource.Message
+}
+
+extension EventStreamDecoder {
+    mutating func follow(_ topics: [String]) {}
+    mutating func connecting() -> [String] { [] }
+    mutating func opened() -> [String] {
+        self = Self(lastEventID: lastEventID)
+        return []
+    }
+    mutating func subscribe(_ topic: String, after: String?) -> [String] { [] }
+    mutating func unsubscribe(_ topic: String) -> [String] { [] }
+    func placed(_ message: EventSource.Message, in topics: [String]) -> EventSource.Message { message.placed(in: topics) }
 }
 
 /// One connection of a subscription, as the machine stops, restarts and closes it: a
@@ -38,6 +68,12 @@ protocol EventStreamConnection: AnyObject {
     func suspend()
     /// Reads on.
     func resume()
+    /// Sends a text message (a WebSocket's; one of Server-Sent Events sends nothing).
+    func send(text: String)
+}
+
+extension EventStreamConnection {
+    func send(text: String) {}
 }
 
 /// How a full buffer stops a connection's reading.
@@ -131,8 +167,11 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
 
     /// What the driver does after a transition, in this order.
     struct Actions {
-        /// Open connection `id`, resuming after `lastEventID` if it is not empty.
-        var connect: (id: UInt64, lastEventID: String)?
+        /// Open connection `id`, resuming after `lastEventID` if it is not empty, naming `topics`
+        /// in its URL (a socket of topics).
+        var connect: (id: UInt64, lastEventID: String, topics: [String])?
+        /// Send what the outbox holds on the connection (``takeOutbox()``).
+        var send = false
         /// Cancel this task (a connection given up, or the subscription cancelled).
         var cancel: (any EventStreamConnection)?
         /// Suspend or resume connection `id` as the phase now says (``isSuspended(_:)``): the
@@ -173,12 +212,18 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     private let now: @Sendable () -> ContinuousClock.Instant
     /// The reconnection time: the configuration's until the server sends `retry:`.
     private(set) var reconnectionTime: Duration
+    /// The stream's topics (a stream of several), whose events are given their topic.
+    let topics: [String]
+    /// Messages to send on the open connection, in order (a socket of topics).
+    private var outbox: [String] = []
 
     init(configuration: EventSource.Configuration, consumer: EventSourceConsumer, lastEventID: String = "",
-         now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+         topics: [String] = [], now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.configuration = configuration
         self.now = now
         parser = Decoder(lastEventID: lastEventID)
+        parser.follow(topics)
+        self.topics = topics
         self.consumer = consumer
         reconnectionTime = configuration.reconnectionTime
     }
@@ -207,6 +252,41 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         }
         settle(&actions)
         return actions
+    }
+
+    /// Follows `topic` too (a socket of topics), after its event `after` if given: told to the
+    /// server now if the connection is open, else when it opens.
+    mutating func subscribe(_ topic: String, after: String?) -> Actions {
+        let messages = parser.subscribe(topic, after: after)
+        return queue(messages)
+    }
+
+    /// Stops following `topic` (a socket of topics).
+    mutating func unsubscribe(_ topic: String) -> Actions {
+        let messages = parser.unsubscribe(topic)
+        return queue(messages)
+    }
+
+    /// Queues `messages` for the open connection (none: they are for a closed one, whose next
+    /// connection is told everything when it opens).
+    private mutating func queue(_ messages: [String]) -> Actions {
+        var actions = Actions()
+        switch phase {
+        case .streaming, .suspended:
+            guard task != nil, !messages.isEmpty else { break }
+            outbox += messages
+            actions.send = true
+        default:
+            break
+        }
+        return actions
+    }
+
+    /// What the outbox holds, taken, and the connection to send it on.
+    mutating func takeOutbox() -> (connection: any EventStreamConnection, messages: [String])? {
+        guard let task, !outbox.isEmpty else { return nil }
+        defer { outbox = [] }
+        return (task, outbox)
     }
 
     /// The subscriber cancels: everything is let go at once.
@@ -269,7 +349,8 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         switch answer {
         case .stream:
             phase = .streaming(id)
-            parser = Decoder(lastEventID: parser.lastEventID)
+            outbox = parser.opened()
+            actions.send = !outbox.isEmpty
             actions.reports.append(.connected)
             return (true, actions)
         case .finished:
@@ -365,7 +446,8 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
     private mutating func startAttempt(_ actions: inout Actions) {
         let id = makeID()
         phase = .connecting(id)
-        actions.connect = (id, parser.lastEventID)
+        outbox = []
+        actions.connect = (id, parser.lastEventID, parser.connecting())
         actions.reports.append(.connecting(attempt: failures + 1, lastEventID: parser.lastEventID))
     }
 
@@ -412,6 +494,7 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         guard consumer != nil else { return }
         // Once ended, what was buffered is delivered, then the completion; nothing more is parsed.
         while phase != .finished, buffer.count < configuration.bufferSize, let message = parser.next() {
+            let message = topics.isEmpty ? message : parser.placed(message, in: topics)
             buffer.append(configuration.recognizesSluiceControlEvents ? EventSource.Event(recognizing: message) : .event(message))
         }
         if let milliseconds = parser.reconnectionTime {

@@ -271,6 +271,22 @@ final class PlainSocket: @unchecked Sendable {
 
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8]) throws(End) {
+        try write(bytes, to: fd)
+    }
+
+    /// Writes all of `bytes` from any thread, through a duplicate of the descriptor: the
+    /// connection's thread may close its own meanwhile (a cancel's shutdown ends the write too).
+    /// Callers take turns: two writes at once would interleave their bytes.
+    func writeFromAnyThread(_ bytes: [UInt8]) throws(End) {
+        condition.lock()
+        let copy = fd >= 0 && !cancelled ? dup(fd) : -1
+        condition.unlock()
+        guard copy >= 0 else { throw .cancelled }
+        defer { closeDescriptor(copy) }
+        try write(bytes, to: copy)
+    }
+
+    private func write(_ bytes: [UInt8], to fd: Int32) throws(End) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }

@@ -62,6 +62,11 @@ final class SessionSocketConnection: NSObject, EventStreamConnection, URLSession
         receiveNext()
     }
 
+    /// Sends `text` as a text message; a failure is left to the reading to find.
+    func send(text: String) {
+        task?.send(.string(text)) { _ in }
+    }
+
     /// Asks for the next message, unless one is asked for, the reading is suspended or it ended.
     private func receiveNext() {
         let ask = state.withLock { state in

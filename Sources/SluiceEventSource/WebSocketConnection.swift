@@ -6,8 +6,9 @@ import FoundationNetworking
 
 /// A WebSocket client connection (RFC 6455) on a ``PlainSocket``, for `ws:` URLs where
 /// Foundation's `URLSessionWebSocketTask` cannot run (FoundationNetworking needs a libcurl built
-/// with WebSocket support, which Linux distributions do not ship). It only reads: it answers pings
-/// and closes, and sends pings of its own when the stream is silent.
+/// with WebSocket support, which Linux distributions do not ship). It reads; it answers pings and
+/// closes, sends pings of its own when the stream is silent, and sends the text messages of a
+/// socket of topics (``send(text:)``, from any thread: one frame at a time).
 ///
 /// One thread per connection does blocking reads. Suspending stops it before the next frame, so a
 /// full buffer leaves the rest in the socket and TCP's flow control holds the server back; nothing
@@ -21,6 +22,9 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
     private let request: URLRequest
     private let maximumMessageSize: Int
     private let socket: PlainSocket
+    /// Held while a frame is written: the reading thread's pongs and closes, and other threads'
+    /// text messages, never interleave.
+    private let writing = Locked(())
 
     init(id: UInt64, driver: Driver, request: URLRequest, maximumMessageSize: Int, idleTimeout: Duration) {
         self.id = id
@@ -41,6 +45,11 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
     func cancel() { socket.cancel() }
     func suspend() { socket.suspend() }
     func resume() { socket.resume() }
+
+    /// Sends `text` as a text message; a failure is left to the reading thread to find.
+    func send(text: String) {
+        try? sendFrame(opcode: 0x1, payload: Array(text.utf8))
+    }
 
     // MARK: The connection's thread
 
@@ -159,9 +168,27 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
     /// Sends a frame, masked as a client's must be.
     private func sendFrame(opcode: UInt8, payload: [UInt8]) throws(End) {
         let mask = (0..<4).map { _ in UInt8.random(in: 0...255) }
-        var frame: [UInt8] = [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask
+        var frame: [UInt8] = [0x80 | opcode]
+        switch payload.count {
+        case ..<126:
+            frame.append(0x80 | UInt8(payload.count))
+        case ...0xFFFF:
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default:
+            frame.append(0x80 | 127)
+            frame += (0..<8).map { UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64(56 - $0 * 8)) }
+        }
+        frame += mask
         for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }
-        try socket.write(frame)
+        let result: Result<Void, End> = writing.withLock { _ in
+            do throws(End) {
+                try socket.writeFromAnyThread(frame)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
     }
 }
 #endif

@@ -1,9 +1,11 @@
 // sluice-tail: prints the events of a Server-Sent Events stream (an http or https URL) or of a Sluice
 // feed's WebSocket stream (ws or wss) as they come, and resumes it after the last event whenever the
 // connection drops (Last-Event-ID; a WebSocket's lastEventId). Every failed attempt goes to stderr
-// as it happens; -v adds each connection and resume.
+// as it happens; -v adds each connection and resume. With --topic (repeatable) it follows several
+// topics of a Sluice feed on one connection (`/events?topic=a&topic=b`, or a socket of topics on
+// `/ws`), each line naming its event's topic, and every topic resumes after its own last event.
 //
-//     sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] URL
+//     sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]... URL
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +13,7 @@ import FoundationNetworking
 import SluiceEventSource
 
 let usageText = """
-    usage: sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] URL
+    usage: sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]... URL
 
     Prints the events of a Server-Sent Events stream (http:, https:) or of a Sluice feed's WebSocket
     stream (ws:, wss:), one line each, and resumes after the last event whenever the connection drops.
@@ -19,6 +21,8 @@ let usageText = """
 
       -H, --header 'Name: value'  a header sent with every request (repeatable)
       --last-event-id ID          start after event ID
+      -t, --topic T               follow topic T of a Sluice feed (repeatable: several topics on one
+                                  connection, each line naming its topic)
       --max-attempts N            give up (exit 1) after N consecutive failed attempts
       -v, --verbose               also write each connection and resume to stderr
       -h, --help                  print this and exit
@@ -41,6 +45,7 @@ var lastEventID: String?
 var urlString: String?
 var verbose = false
 var maximumAttempts: Int?
+var topics: [String] = []
 while let argument = arguments.popFirst() {
     switch argument {
     case "--header", "-H":
@@ -49,6 +54,9 @@ while let argument = arguments.popFirst() {
     case "--last-event-id":
         guard let id = arguments.popFirst() else { usage() }
         lastEventID = id
+    case "--topic", "-t":
+        guard let topic = arguments.popFirst() else { usage() }
+        topics.append(topic)
     case "--max-attempts":
         guard let count = arguments.popFirst().flatMap({ Int($0) }), count >= 1 else { usage() }
         maximumAttempts = count
@@ -65,7 +73,9 @@ while let argument = arguments.popFirst() {
 guard let urlString, let url = URL(string: urlString) else { usage() }
 
 let overWebSocket = ["ws", "wss"].contains(url.scheme?.lowercased() ?? "")
-var request = URLRequest(url: url)
+// A stream of several topics over Server-Sent Events names them in its URL; a socket of topics
+// subscribes to them itself.
+var request = URLRequest(url: overWebSocket ? url : EventSource(url: url, topics: topics).request.url ?? url)
 for (name, value) in headers { request.addValue(value, forHTTPHeaderField: name) }
 if let lastEventID {
     if overWebSocket, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
@@ -77,11 +87,15 @@ if let lastEventID {
     }
 }
 
-/// One line per event: `id`, `event` and `data` (its line breaks shown as `\n`).
+/// One line per event: `id`, `event` and `data` (its line breaks shown as `\n`); an event of a
+/// topic: `topic`, its id in the topic and `data`.
 func line(for event: EventSource.Event) -> String {
     switch event {
     case .event(let message):
         let data = message.data.replacingOccurrences(of: "\n", with: "\\n")
+        if let topic = message.topic {
+            return "topic: \(topic)\tid: \(message.topicEventID ?? message.id)\tdata: \(data)"
+        }
         return "id: \(message.id)\tevent: \(message.event)\tdata: \(data)"
     case .reset(let missed):
         return "-- reset: \(missed.map { "\($0) events" } ?? "an unknown number of events") missed; refetch the state"
@@ -89,6 +103,12 @@ func line(for event: EventSource.Event) -> String {
         return "-- dropped: the server dropped \(count) events for this client"
     case .shutdown(let reason):
         return "-- shutdown: \(reason); reconnecting"
+    case .topicReset(let topic, let missed):
+        return "-- reset of \(topic): \(missed.map { "\($0) events" } ?? "an unknown number of events") missed; refetch its state"
+    case .topicDropped(let topic, let count):
+        return "-- dropped: the server dropped \(count) events of \(topic) for this client"
+    case .topicRefused(let topic, let reason):
+        return "-- refused\(topic.map { " \($0)" } ?? ""): \(reason)"
     }
 }
 
@@ -103,7 +123,7 @@ let report: @Sendable (EventSource.ConnectionEvent) -> Void = { [verbose] event 
 do {
     let configuration = EventSource.Configuration(maximumAttempts: maximumAttempts)
     let events: any AsyncSequence<EventSource.Event, any Error> = overWebSocket
-        ? EventSocket(request: request, configuration: configuration, onConnectionEvent: report).events
+        ? EventSocket(request: request, topics: topics, configuration: configuration, onConnectionEvent: report).events
         : EventSource(request: request, configuration: configuration, onConnectionEvent: report).events
     for try await event in events {
         print(line(for: event))

@@ -1,4 +1,5 @@
 import Foundation
+@testable import SluiceEventSource
 import Testing
 
 /// The build folder: where the test bundle, `sluice-tail` and the modules are.
@@ -208,5 +209,84 @@ struct DocumentedProgramTests {
         let (reason, status, lines) = try compileAndRun(program)
         #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
         #expect(lines == ["event(id: a-1 event: message data: 101)"])
+    }
+
+    /// The many-topics program: `EventSource.init(url:topics:…)`'s, the README's and the article's.
+    private func topicsProgram() throws -> String {
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/SluiceEventSource/EventSource.swift"), encoding: .utf8)
+        return try #require(swiftBlocks(in: source).first { $0.contains("topics: [") })
+    }
+
+    @Test func theREADMEAndTheArticleShowTheSameManyTopicsPrograms() throws {
+        let program = try topicsProgram()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let article = try String(contentsOf: root.appendingPathComponent(
+            "Sources/SluiceEventSource/SluiceEventSource.docc/ReadingALiveFeedFromSwift.md"), encoding: .utf8)
+        #expect(swiftBlocks(in: readme).contains(program), "README.md does not show the many-topics program as it is")
+        #expect(swiftBlocks(in: article).contains(program), "the article does not show the many-topics program as it is")
+        let socketProgram = try #require(swiftBlocks(in: String(contentsOf: root.appendingPathComponent(
+            "Sources/SluiceEventSource/EventSocket.swift"), encoding: .utf8)).first { $0.contains("topics: [") })
+        #expect(swiftBlocks(in: article).contains(socketProgram), "the article does not show EventSocket's topics program as it is")
+    }
+
+    @Test(.enabled(if: canCompile, "swiftc and the built modules are at hand"))
+    func theManyTopicsProgramRuns() throws {
+        let topics = ["orders", "chat", "prices"]
+        let server = try LoopbackServer { connection in
+            guard connection.request.headers["last-event-id"] == nil else {
+                return connection.respond(status: 204, reason: "No Content")
+            }
+            let check = FeedCursor.check(of: topics)
+            connection.writeStreamHead()
+            connection.write("retry: 10\n\nid: \(check)/e-1,e-0,0\nevent: orders\ndata: o1\n\n"
+                             + "event: reset\ndata: {\"topic\":\"chat\",\"missed\":4}\n\n"
+                             + "id: \(check)/e-1,e-0,3\nevent: prices\ndata: 101\n\n")
+            connection.close()
+        }
+        let documentedTopicsURL = #"URL(string: "http://localhost:8080/events")!"#
+        let documented = try topicsProgram()
+        #expect(documented.contains(documentedTopicsURL))
+        let program = documented.replacingOccurrences(
+            of: documentedTopicsURL, with: "URL(string: \"\(server.url("/events").absoluteString)\")!")
+        let (reason, status, lines) = try compileAndRun(program)
+        #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
+        #expect(lines == ["orders e-1 o1", "chat lost events: fetch its state again", "prices e-3 101"])
+        #expect(server.requests.values.map(\.path) == Array(repeating: "/events?topic=orders&topic=chat&topic=prices", count: 2))
+        #expect(server.requests.values.last?.headers["last-event-id"] == "\(FeedCursor.check(of: topics))/e-1,e-0,3")
+    }
+
+    @Test(.enabled(if: canCompile, "swiftc and the built modules are at hand"))
+    func theEventSocketTopicsProgramRuns() throws {
+        let sent = Recorder<String>()
+        let server = try LoopbackServer { connection in
+            guard connection.index == 0 else { return connection.respond(status: 204, reason: "No Content") }
+            func read(_ count: Int) {
+                for _ in 0..<count {
+                    guard let frame = connection.readFrame(), frame.opcode == 0x1 else { return }
+                    sent.append(String(decoding: frame.payload, as: UTF8.self))
+                }
+            }
+            connection.acceptWebSocket()
+            connection.write(LoopbackServer.Connection.text(#"{"event":"subscribed","topic":"orders"}"#))
+            read(1)
+            connection.write(LoopbackServer.Connection.text(#"{"topic":"orders","id":"e-1","data":"o1"}"#))
+            read(2)
+            connection.write(LoopbackServer.Connection.text(#"{"event":"subscribed","topic":"prices"}"#)
+                             + LoopbackServer.Connection.text(#"{"topic":"prices","id":"p-1","data":"101"}"#)
+                             + LoopbackServer.Connection.close(1000))
+            _ = connection.readFrame()
+            connection.close()
+        }
+        let documentedSocketURL = #"URL(string: "ws://localhost:8080/ws")!"#
+        let documented = try #require(swiftBlocks(in: String(contentsOf: root.appendingPathComponent(
+            "Sources/SluiceEventSource/EventSocket.swift"), encoding: .utf8)).first { $0.contains("topics: [") })
+        #expect(documented.contains(documentedSocketURL))
+        let program = documented.replacingOccurrences(
+            of: documentedSocketURL, with: "URL(string: \"\(server.webSocketURL("/ws").absoluteString)\")!")
+        let (reason, status, lines) = try compileAndRun(program)
+        #expect(reason == .exit && status == 0, "the program ended with \(reason) \(status): \(lines)")
+        #expect(lines == ["orders e-1 o1", "prices p-1 101"])
+        #expect(sent.values == [#"{"subscribe":"chat"}"#, #"{"subscribe":"prices"}"#, #"{"unsubscribe":"chat"}"#])
+        #expect(server.requests.values.map(\.path) == ["/ws?topic=orders", "/ws?topic=orders"])
     }
 }

@@ -72,7 +72,7 @@ struct EventStreamDriverTests {
         let consumer = EventSourceConsumer(receive: { _ in .none }, complete: { _ in })
         let driver = EventStreamDriver<SocketMessageDecoder>(
             name: "EventSocket", configuration: EventSource.Configuration(bufferSize: 2), consumer: consumer,
-            lastEventID: "", onConnectionEvent: nil, connect: { driver, id, _ in
+            lastEventID: "", onConnectionEvent: nil, connect: { driver, id, _, _ in
                 _ = driver.attach(connection, id: id)
                 _ = driver.responded(id: id, .stream)
             })

@@ -237,7 +237,7 @@ struct EventSourceMachineTests {
         #expect(machine.lastEventID == "3")
         // What was held is delivered before the client reconnects: 4 to 9 without a connection.
         var delivered: [String] = []
-        var connect: (id: UInt64, lastEventID: String)?
+        var connect: (id: UInt64, lastEventID: String, topics: [String])?
         while connect == nil, delivered.count < 10 {
             _ = machine.request(.max(1))
             guard case .deliver(let event, _) = machine.nextStep(adding: .none) else { Issue.record("no delivery"); return }

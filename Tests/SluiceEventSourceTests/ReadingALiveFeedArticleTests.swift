@@ -75,10 +75,10 @@ struct ReadingALiveFeedArticleTests {
             switch event {
             case .event(let message):
                 show("\(message.id) \(message.event): \(message.data)")
-            case .reset, .dropped:
+            case .reset, .dropped, .topicReset, .topicDropped:
                 reloadPrices()
-            case .shutdown:
-                break   // the server is restarting; the sequence reconnects by itself
+            default:
+                break   // shutdown: the server is restarting; the sequence reconnects by itself
             }
         }
         // Article: end

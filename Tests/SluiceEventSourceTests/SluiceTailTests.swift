@@ -45,6 +45,29 @@ private let built = FileManager.default.isExecutableFile(atPath: sluiceTail.path
 @Suite("sluice-tail", .timeLimit(.minutes(1)))
 struct SluiceTailTests {
     @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func followsSeveralTopicsAndNamesEachEventsTopic() async throws {
+        // The check of the list ["a", "b"] (SluiceFeed's TopicCursor), and a resume of both topics.
+        let server = try LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.writeStreamHead()
+                connection.write("retry: 10\nid: 81977b96/e-1,e-0\nevent: a\ndata: one\n\n"
+                                 + "event: reset\ndata: {\"topic\":\"b\",\"missed\":2}\n\n"
+                                 + "id: 81977b96/e-1,f-3\nevent: b\ndata: three\n\n")
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }
+        let (status, lines) = try tail(["--topic", "a", "-t", "b", server.url("/events").absoluteString])
+        #expect(status == 0)
+        #expect(lines == ["topic: a\tid: e-1\tdata: one", "-- reset of b: 2 events missed; refetch its state",
+                          "topic: b\tid: f-3\tdata: three"])
+        #expect(server.requests.values.map(\.path) == ["/events?topic=a&topic=b", "/events?topic=a&topic=b"])
+        #expect(server.requests.values.map { $0.headers["last-event-id"] } == [nil, "81977b96/e-1,f-3"])
+    }
+
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
     func printsEachEventAndResumesAfterADrop() async throws {
         let server = try LoopbackServer { connection in
             switch connection.index {

@@ -93,9 +93,9 @@ final class SwiftFleetClient: Sendable {
             guard let id = EventID(message.id) else { return false }
             state.withLockedValue { $0.received.append(.init(epoch: id.epoch, position: id.position, payload: message.data)) }
             if let last = stop.last { return id.position >= last }
-        case .reset:
+        case .reset, .topicReset:
             state.withLockedValue { $0.resets += 1 }
-        case .dropped, .shutdown:
+        case .dropped, .shutdown, .topicDropped, .topicRefused:
             break
         }
         return false
