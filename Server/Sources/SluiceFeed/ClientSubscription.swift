@@ -111,8 +111,9 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     /// Whether the client counts: an admitted client joins at ``start(_:)`` and leaves (and gives
     /// its place back) once; a refused one is only told.
     private let counted: Bool
-    private let changed: @Sendable () -> Void
-    private let finishReason: @Sendable () -> String?
+    /// The client's feed, which it keeps alive: told of joins, leaves and drops, asked why it
+    /// finished. (A reference, not two closures over the feed: two allocations fewer per client.)
+    private let feed: any FeedOfClients
     private let state: NIOLockedValueBox<State>
 
     /// The index of the client's topic among its connection's (0 for a connection of one feed).
@@ -123,8 +124,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         counters = feed.counters
         self.topic = topic
         self.counted = counted
-        changed = { feed.changed() }           // a client keeps its feed alive, as it always did
-        finishReason = { feed.finishReason }
+        self.feed = feed
         state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy, byteLimit: byteLimit ?? feed.options.bufferBytes, topic: topic), downstream: downstream,
                                         outlet: downstream as? ClientOutlet))
     }
@@ -141,7 +141,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         guard counted else { return }
         counters.clientJoined()
         if case .some(let missed) = start.reset { counters.reset(missed: missed) }
-        changed()
+        feed.changed()
     }
 
     /// Ends the client's stream with `failure` before it began (its resumption could not be read).
@@ -185,10 +185,10 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             break
         case .droppedOldest(let count):
             counters.eventsDropped(count)
-            changed()
+            feed.changed()
         case .droppedNewest:
             counters.eventsDropped(1)
-            changed()
+            feed.changed()
         case .overflow:
             counters.fellBehind(buffered: state.withLockedValue { $0.buffer.policy.bufferSize })
             cancelUpstream()
@@ -199,7 +199,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     package func receive(completion: Subscribers.Completion<Never>) {
-        finish(reason: finishReason() ?? "the server is shutting down")
+        finish(reason: feed.finishReason ?? "the server is shutting down")
     }
 
     /// Ends this client's stream after what is buffered and a shutdown message.
@@ -255,7 +255,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         guard counted else { return }
         counters.clientLeft()
         counters.release()
-        changed()
+        feed.changed()
     }
 
     /// Lets go of the feed's events before the client began, without leaving: the client goes on
@@ -310,4 +310,13 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         }
     }
 }
+/// What a client asks of its feed, whatever the feed's values.
+protocol FeedOfClients: AnyObject, Sendable {
+    /// A client joined or left, or lost events: the feed's stats publisher emits.
+    func changed()
+    /// Why the feed finished, once it has.
+    var finishReason: String? { get }
+}
+
+extension EventFeed: FeedOfClients {}
 #endif
