@@ -5,7 +5,8 @@ answers them (Server/README.md, "The benchmark server").
 - /bench/start?count=C&rate=R[&size=S]: publishes C events at R per second to Nchan's /pub, from a
   thread that sleeps until each event's due time (start + seq / R) on CLOCK_MONOTONIC; each event's
   data is "<seq> <CLOCK_MONOTONIC ns at emission>", with a second line of filler up to S bytes. 409
-  while a run is under way.
+  while a run is under way. With --topics T, event seq goes to Nchan's /pub/t<k>, k =
+  topic_of_event(seq, T) (the same draw as sluice-feed's and sluice-fanout-load's), else to /pub.
 - /stats: {"engine": "nchan", "clients": subscribers (nchan_stub_status), "published",
   "cpuSeconds": user + system time of nginx's master and workers, "rssBytes": the sum of their
   proportional set sizes (shared pages counted once)}.
@@ -22,6 +23,7 @@ import urllib.parse
 
 args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 PORT, NGINX_PORT, NGINX_PID = int(args["--port"]), int(args["--nginx-port"]), int(args["--nginx-pid"])
+TOPICS = int(args.get("--topics", "0"))
 TICKS = os.sysconf("SC_CLK_TCK")
 state = {"running": False, "published": 0}
 lock = threading.Lock()
@@ -77,6 +79,15 @@ def subscribers():
     return 0
 
 
+def topic_of_event(seq, topics):
+    """The topic (0..<topics) of event seq: SplitMix64 of seq, modulo topics."""
+    mask = (1 << 64) - 1
+    z = (seq + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return (z ^ (z >> 31)) % topics
+
+
 def publish(count, rate, size):
     connection = http.client.HTTPConnection("127.0.0.1", NGINX_PORT, timeout=30)
     filler = "x" * size
@@ -89,7 +100,8 @@ def publish(count, rate, size):
         stamp = f"{seq} {time.monotonic_ns()}"
         padding = size - len(stamp) - 1
         body = (stamp + "\n" + filler[:padding]) if padding > 0 else stamp
-        connection.request("POST", "/pub", body=body.encode(), headers={"Content-Type": "text/plain"})
+        path = f"/pub/t{topic_of_event(seq, TOPICS)}" if TOPICS else "/pub"
+        connection.request("POST", path, body=body.encode(), headers={"Content-Type": "text/plain"})
         connection.getresponse().read()
         with lock:
             state["published"] += 1

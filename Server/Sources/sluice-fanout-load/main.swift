@@ -6,6 +6,14 @@
 //
 //   sluice-fanout-load --port P [--clients 1000] [--stalled-percent 0] [--count 1000] [--rate 100]
 //                      [--churn-seconds 0] [--churn-concurrency 32] [--grace 15] [--deadline 300]
+//                      [--topics 100 --follow 10 [--topic-path /sub/]]
+//
+// With --topics T --follow K, every connection follows K of T topics (`t0` … `t<T-1>`), drawn for
+// each client from its index (`ClientTopics`), on one connection: `GET /events?topic=t3&topic=t17…`
+// (Sluice), or `GET <topic-path>t3,t17,…` (Nchan's multiplexed subscriber). The server sends event
+// `seq` to topic `BenchTopics.topic(ofEvent:among:)` (the same function as sluice-feed's and
+// bench/nchan-shim.py's), so each client knows which events it must get: exactly those of its
+// topics, in order. Deliveries are the events received; each is one event to one connection.
 //
 // The run: wait until the server has no client; read GET /stats (resident bytes with none); connect
 // the N clients (a stalled one asks for a small receive buffer and stops reading once the response
@@ -30,7 +38,8 @@ import NIOPosix
 /// once the response head has come, and fails if the connection does; `receiveBuffer` sets the
 /// socket's `SO_RCVBUF` (a stalled client's small window).
 func openStream(on loop: any EventLoop, port: Int, timeout: TimeAmount, receiveBuffer: Int?, stalled: Bool,
-                record: LoopRecord, count: Int, connected: EventLoopPromise<Void>) -> EventLoopFuture<any Channel> {
+                record: LoopRecord, expected: ExpectedEvents, uri: String = "/events",
+                connected: EventLoopPromise<Void>) -> EventLoopFuture<any Channel> {
     var bootstrap = ClientBootstrap(group: loop).connectTimeout(timeout)
     if let receiveBuffer {
         bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
@@ -40,7 +49,7 @@ func openStream(on loop: any EventLoop, port: Int, timeout: TimeAmount, receiveB
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHTTPClientHandlers()
                 try channel.pipeline.syncOperations.addHandler(
-                    EventStreamClient(stalled: stalled, record: record, count: count, connected: connected))
+                    EventStreamClient(stalled: stalled, record: record, expected: expected, uri: uri, connected: connected))
             }
         }
         .connect(host: "127.0.0.1", port: port)
@@ -63,6 +72,12 @@ struct Options: Sendable {
     var stalledReceiveBuffer = 4_096
     /// Each event's data size in bytes (`size` of `/bench/start`); 0: the bare "<seq> <ns>".
     var size = 0
+    /// With `--topics T --follow K`: each client follows K of the server's T topics on one connection.
+    var topics: Int?
+    var follow = 10
+    /// Where a connection of several topics subscribes: `nil`, `/events?topic=a&topic=b…`; a path,
+    /// that path followed by the topics' names separated by commas (Nchan's `/sub/a,b,…`).
+    var topicPath: String?
 
     init(_ arguments: [String]) {
         var index = 1
@@ -90,11 +105,15 @@ struct Options: Sendable {
             case "--deadline": deadline = number(Double.self)
             case "--stalled-receive-buffer": stalledReceiveBuffer = number(Int.self)
             case "--size": size = number(Int.self)
+            case "--topics": topics = number(Int.self)
+            case "--follow": follow = number(Int.self)
+            case "--topic-path": topicPath = value()
             case "--help", "-h":
                 FileHandle.standardError.write(Data("""
                     usage: sluice-fanout-load --port P [--clients N] [--stalled-percent X] [--count C] [--rate R]
                                               [--churn-seconds S] [--churn-concurrency K] [--grace S] [--deadline S]
                                               [--stalled-receive-buffer BYTES] [--size BYTES]
+                                              [--topics T --follow K [--topic-path PATH]]
 
                     """.utf8))
                 exit(0)
@@ -105,6 +124,7 @@ struct Options: Sendable {
         guard port > 0 else { fail("--port is required") }
         guard clients > 0, count > 0, rate > 0, churnConcurrency > 0 else { fail("clients, count, rate must be positive") }
         guard (0...100).contains(stalledPercent) else { fail("--stalled-percent: 0 to 100") }
+        if let topics, !(1...topics).contains(follow) { fail("--follow: 1 to --topics") }
     }
 }
 
@@ -188,8 +208,10 @@ final class EventStreamClient: ChannelInboundHandler {
 
     let stalled: Bool
     let record: LoopRecord
-    let count: Int
+    let expected: ExpectedEvents
+    let uri: String
     let connected: EventLoopPromise<Void>
+    /// The index in `expected` of the next event due.
     private var next = 0
     private var state = State.prefix(0)
     private var sequence = 0
@@ -198,15 +220,16 @@ final class EventStreamClient: ChannelInboundHandler {
     private var lossCounted = false
     private var outOfOrderCounted = false
 
-    init(stalled: Bool, record: LoopRecord, count: Int, connected: EventLoopPromise<Void>) {
+    init(stalled: Bool, record: LoopRecord, expected: ExpectedEvents, uri: String, connected: EventLoopPromise<Void>) {
         self.stalled = stalled
         self.record = record
-        self.count = count
+        self.expected = expected
+        self.uri = uri
         self.connected = connected
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
         head.headers.add(name: "Host", value: "127.0.0.1")
         head.headers.add(name: "Accept", value: "text/event-stream")
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -222,6 +245,10 @@ final class EventStreamClient: ChannelInboundHandler {
                 return
             }
             if stalled { try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false) }
+            if !stalled, expected.count == 0 {   // a client whose topics get no event is complete at once
+                done = true
+                record.complete += 1
+            }
             connected.succeed()
         case .body(let buffer):
             guard !stalled, !done else { return }
@@ -274,22 +301,23 @@ final class EventStreamClient: ChannelInboundHandler {
     }
 
     private func received(_ sequence: Int, emitted: UInt64, now: UInt64) {
-        guard !done, emitted >= record.runStart, sequence < count else { return }
-        if sequence < next {
+        guard !done, emitted >= record.runStart, sequence < expected.events else { return }
+        // An event before the next one due, twice, or of a topic the client does not follow.
+        guard let index = expected.index(of: sequence, from: next) else {
             record.outOfOrder += 1
             if !outOfOrderCounted { outOfOrderCounted = true; record.clientsOutOfOrder += 1 }
             return
         }
-        if sequence > next {
-            record.skipped += sequence - next
+        if index > next {
+            record.skipped += index - next
             if !lossCounted { lossCounted = true; record.clientsWithLoss += 1 }
         }
-        next = sequence + 1
+        next = index + 1
         record.received += 1
         if !record.latencies.record(now > emitted ? now - emitted : 0) {
             _ = record.latencies.record(record.latencies.highestTrackableValue)
         }
-        if next == count {
+        if next == expected.count {
             done = true
             record.complete += 1
         }
@@ -300,7 +328,7 @@ final class EventStreamClient: ChannelInboundHandler {
             record.stalledClosed += 1
         } else if !done {
             record.closedEarly += 1
-            record.cutOff += count - next
+            record.cutOff += expected.count - next
         }
         connected.fail(LoadError.closed)
         context.fireChannelInactive()
@@ -308,6 +336,84 @@ final class EventStreamClient: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+}
+
+/// The events of a run that one client must get, in order: every one of the `events` (a stream of
+/// one feed), or those of its topics (`sequences`, ascending).
+struct ExpectedEvents: Sendable {
+    /// The events of the run.
+    let events: Int
+    /// With topics: the client's events among them.
+    let sequences: [Int]?
+
+    /// How many events the client must get.
+    var count: Int { sequences?.count ?? events }
+
+    /// The index among the client's events of event `sequence`, when it is one of them at or after
+    /// the index `from`; `nil` otherwise.
+    func index(of sequence: Int, from: Int) -> Int? {
+        guard let sequences else { return sequence >= from ? sequence : nil }
+        var low = from, high = sequences.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < sequences.count && sequences[low] == sequence ? low : nil
+    }
+}
+
+/// With `--topics`: which topics each client follows, and which events it must get.
+struct ClientTopics: Sendable {
+    let topics: Int
+    let follow: Int
+    /// The topic of each event of the run.
+    let topicOfEvent: [Int]
+
+    init(topics: Int, follow: Int, events: Int) {
+        self.topics = topics
+        self.follow = follow
+        topicOfEvent = (0..<events).map { Self.topic(ofEvent: $0, among: topics) }
+    }
+
+    /// The topics client `index` follows: `follow` distinct ones, drawn by SplitMix64 from the index.
+    func topics(ofClient index: Int) -> [Int] {
+        var chosen: [Int] = []
+        var draw = UInt64(index) &* 0x1_0000
+        while chosen.count < follow {
+            let topic = Int(Self.mix(draw) % UInt64(topics))
+            draw &+= 1
+            if !chosen.contains(topic) { chosen.append(topic) }
+        }
+        return chosen
+    }
+
+    /// The events client `index` must get.
+    func expected(ofClient index: Int) -> ExpectedEvents {
+        var followed = [Bool](repeating: false, count: topics)
+        for topic in topics(ofClient: index) { followed[topic] = true }
+        return ExpectedEvents(events: topicOfEvent.count, sequences: topicOfEvent.indices.filter { followed[topicOfEvent[$0]] })
+    }
+
+    /// The request path of client `index`: `/events?topic=t3&topic=t17…`, or `<path>t3,t17,…`.
+    func uri(ofClient index: Int, path: String?) -> String {
+        let names = topics(ofClient: index).map { "t\($0)" }
+        if let path { return path + names.joined(separator: ",") }
+        return "/events?" + names.map { "topic=\($0)" }.joined(separator: "&")
+    }
+
+    /// The topic of event `seq`: as sluice-feed's `BenchTopics.topic(ofEvent:among:)` and
+    /// bench/nchan-shim.py's `topic_of_event` draw it.
+    static func topic(ofEvent seq: Int, among topics: Int) -> Int {
+        Int(mix(UInt64(seq)) % UInt64(topics))
+    }
+
+    /// SplitMix64's output for state `x`.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
 
@@ -454,6 +560,13 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
     func isStalled(_ index: Int) -> Bool {
         stalledCount > 0 && (index * stalledCount) % options.clients < stalledCount
     }
+    let clientTopics = options.topics.map { ClientTopics(topics: $0, follow: options.follow, events: options.count) }
+    let expectations = (0..<options.clients).map { index in
+        clientTopics?.expected(ofClient: index) ?? ExpectedEvents(events: options.count, sequences: nil)
+    }
+    func uri(ofClient index: Int) -> String {
+        clientTopics?.uri(ofClient: index, path: options.topicPath) ?? "/events"
+    }
     let connectStart = monotonicNanoseconds()
     var channels: [any Channel] = []
     channels.reserveCapacity(options.clients)
@@ -469,15 +582,18 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
             let connected = loop.makePromise(of: Void.self)
             let channel = openStream(on: loop, port: port, timeout: .seconds(10),
                                      receiveBuffer: stalled ? options.stalledReceiveBuffer : nil,
-                                     stalled: stalled, record: record, count: options.count, connected: connected)
+                                     stalled: stalled, record: record, expected: expectations[clientIndex],
+                                     uri: uri(ofClient: clientIndex), connected: connected)
             pending.append(channel.flatMap { channel in connected.futureResult.map { channel } })
         }
         for future in pending { channels.append(try future.wait()) }
         index += batch
     }
     let connectSeconds = seconds(since: connectStart)
+    // A server that counts a client once per topic it follows (sluice-feed --topics) says so.
+    let perClient = clientTopics != nil && empty["clientsPerTopic"] > 0 ? options.follow : 1
     _ = try waitForClients(within: 30, what: "waiting for the server to count every client") {
-        $0 >= options.clients + staleClients
+        $0 >= options.clients * perClient + staleClients
     }
     Thread.sleep(forTimeInterval: 1)
     let before = try ServerStats.read(port: port, on: control)
@@ -541,13 +657,14 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
         for (number, worker) in workers.enumerated() {
             let loop = loops[number % loops.count]
             let done = loop.makePromise(of: Void.self)
-            let count = options.count
+            let expected = ExpectedEvents(events: options.count, sequences: nil)
+            let churnURI = uri(ofClient: number)
             @Sendable func cycle() {
                 guard monotonicNanoseconds() < churnEnd else { return done.succeed() }
                 let connected = loop.makePromise(of: Void.self)
                 let record = LoopRecord()
                 let channel = openStream(on: loop, port: port, timeout: .seconds(5), receiveBuffer: nil,
-                                         stalled: true, record: record, count: count, connected: connected)
+                                         stalled: true, record: record, expected: expected, uri: churnURI, connected: connected)
                 channel.flatMap { channel in connected.futureResult.flatMap { channel.close() } }
                     .whenComplete { result in
                         switch result {
@@ -583,7 +700,7 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
     let clientsLeft = left.map { Int($0["clients"]) } ?? -1
 
     // Figures.
-    let expected = healthy * options.count
+    let expected = expectations.indices.reduce(0) { $0 + (isStalled($1) ? 0 : expectations[$1].count) }
     // Lost: never delivered — skipped (a later event came first) or cut off (the stream ended
     // before it). Queued: not received by the end of the run on a stream still open (an engine
     // that was still working through its backlog), counted apart.
@@ -610,6 +727,8 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
         "stalled": stalledCount,
         "count": options.count,
         "rate": options.rate,
+        "topics": options.topics ?? 1,
+        "follow": options.topics == nil ? 1 : options.follow,
         "connect_seconds": connectSeconds,
         "run_seconds": runSeconds,
         "timed_out": timedOut,

@@ -5,18 +5,21 @@ import Synchronization
 /// second, at a fixed rate, each with data `"<seq> <CLOCK_MONOTONIC ns at emission>"`, `seq` from 0
 /// (with `S`, a second line of filler makes the data `S` bytes long, as a real event's) — straight
 /// into this instance's feed (never through PostgreSQL), so that a load generator on the same
-/// machine measures each event's delivery latency from the moment it was emitted.
+/// machine measures each event's delivery latency from the moment it was emitted. With `--topics`,
+/// event `seq` goes to the topic ``BenchTopics/topic(ofEvent:among:)`` draws.
 ///
 /// The events come from a thread of their own that sleeps until each event's due time
 /// (`start + seq / R`, with `clock_nanosleep` on an absolute deadline): a late wake-up is followed
 /// by the events that fell due meanwhile, back to back, so the run emits exactly `C` events and
 /// ends on time; nothing else runs on that thread. One run at a time.
 final class BenchRun: Sendable {
-    private let input: FeedInput
+    /// Publishes event `seq`'s text.
+    private let publish: @Sendable (_ seq: Int, _ text: String) -> Void
     private let running = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
 
-    init(input: FeedInput) { self.input = input }
+    /// Runs whose events `publish` publishes.
+    init(publish: @escaping @Sendable (_ seq: Int, _ text: String) -> Void) { self.publish = publish }
 
     /// Starts a run of `count` events at `rate` per second; `false` if a run is under way.
     func start(count: Int, rate: Double, size: Int = 0) -> Bool {
@@ -44,7 +47,7 @@ final class BenchRun: Sendable {
             ProcessUsage.sleep(untilMonotonic: start + UInt64(Double(seq) * period))
             let stamp = "\(seq) \(ProcessUsage.monotonicNanoseconds)"
             let padding = size - stamp.utf8.count - 1     // the line break before the filler
-            input.publish(padding > 0 ? stamp + "\n" + filler.prefix(padding) : stamp)
+            publish(seq, padding > 0 ? stamp + "\n" + filler.prefix(padding) : stamp)
         }
     }
 }

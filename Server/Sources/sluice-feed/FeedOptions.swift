@@ -7,7 +7,7 @@ import SluiceHummingbird
 /// sluice-feed --port P [--host 127.0.0.1] [--engine sluice|share-bounded|share-latest|channel|stream]
 ///             [--buffer N] [--policy drop-oldest|drop-newest|disconnect] [--instance NAME] [--postgres]
 ///             [--write-buffer BYTES] [--framework hummingbird|vapor] [--streams loop|router]
-///             [--partition-limit SECONDS]
+///             [--partition-limit SECONDS] [--topics N]
 /// ```
 ///
 /// `--port 0` lets the system pick a free port; the server prints the one it got. `--help` (`-h`)
@@ -33,6 +33,10 @@ struct FeedOptions: Sendable {
     /// wait. `nil`: NIO's default (64 KiB). The fan-out benchmark sets it small, for every engine,
     /// so that a stalled client's back-pressure reaches the engine within tens of events.
     var writeBuffer: Int?
+    /// `--topics N`: Sluice's engine with `N` topics in memory (``TopicsEngine``), served at
+    /// `GET /events?topic=…` as the event log's topics are; the benchmark's events go to topics
+    /// drawn at random (``BenchTopics``). Sluice's engine on Hummingbird only, without `--postgres`.
+    var topics: Int?
     /// The HTTP framework serving the routes: Hummingbird (every engine) or Vapor (Sluice's engine).
     var framework = Framework.hummingbird
 
@@ -81,7 +85,7 @@ struct FeedOptions: Sendable {
         usage: sluice-feed --port P [--host 127.0.0.1] [--engine \(EngineKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--buffer N] [--policy \(PolicyKind.allCases.map(\.rawValue).joined(separator: "|"))]
                            [--instance NAME] [--postgres] [--write-buffer BYTES] [--framework hummingbird|vapor]
-                           [--streams loop|router] [--partition-limit SECONDS]
+                           [--streams loop|router] [--partition-limit SECONDS] [--topics N]
         """
 
     /// A command-line mistake, with what to say about it.
@@ -116,6 +120,7 @@ struct FeedOptions: Sendable {
             case "--postgres": options.postgres = true
             case "--write-buffer": options.writeBuffer = try number(of: flag, atLeast: 2)
             case "--partition-limit": options.partitionLimit = .seconds(try number(of: flag, atLeast: 1))
+            case "--topics": options.topics = try number(of: flag, atLeast: 1)
             case "--engine":
                 let text = try value(of: flag)
                 guard let engine = EngineKind(rawValue: text) else { throw Mistake(description: "unknown engine \(text)") }
@@ -138,6 +143,9 @@ struct FeedOptions: Sendable {
         }
         if options.framework == .vapor, options.engine != .sluice || options.writeBuffer != nil {
             throw Mistake(description: "--framework vapor serves Sluice's engine only, without --write-buffer")
+        }
+        if options.topics != nil, options.engine != .sluice || options.framework != .hummingbird || options.postgres {
+            throw Mistake(description: "--topics serves Sluice's engine on Hummingbird only, without --postgres")
         }
         return options
     }

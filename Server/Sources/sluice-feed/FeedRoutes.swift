@@ -11,8 +11,9 @@ import SluiceHummingbird
 /// - `GET /events` — Server-Sent Events, each event `id: <id>\ndata: <text>\n\n` (the other
 ///   engines' ids are numbers from 1; Sluice's are `<epoch>-<position>`, resumable with
 ///   `Last-Event-ID`). With `--postgres`, the event log's topic `feed`.
-/// - `GET /events/{topic}` — with `--postgres`: the topic's events, as above.
-/// - `GET /events?topic=a&topic=b…` — with `--postgres`: several topics on one connection, each
+/// - `GET /events/{topic}` — with `--postgres` (or `--topics`, ``TopicsEngine``'s topics in
+///   memory): the topic's events, as above.
+/// - `GET /events?topic=a&topic=b…` — with `--postgres` or `--topics`: several topics on one connection, each
 ///   event named by its topic (`event: a`) with the connection's cursor as its `id:`
 ///   (`TopicCursor`: `Last-Event-ID` resumes every topic). Sluice's streams
 ///   (the topics', or its engine's) are served from the event loop (``eventStreamRoutes()``) when a
@@ -45,9 +46,16 @@ struct FeedRoutes: Sendable {
     /// What `GET /metrics` shows.
     let metrics: PrometheusCollectorRegistry
 
-    /// With `--postgres`, the topics' streams.
+    /// With `--postgres`, the topics' streams; with `--topics`, those of the topics in memory.
     var topicStreams: TopicEventStreams<ServerSentEvent>? {
-        backend.map { backend in TopicEventStreams(feeds: { try await backend.feeds.feed(of: $0) }) }
+        if let topics = engine as? TopicsEngine { return topics.streams }
+        return backend.map { backend in TopicEventStreams(feeds: { try await backend.feeds.feed(of: $0) }) }
+    }
+
+    /// The topic of `GET /events` without a `topic` parameter: the event log's default topic, or
+    /// the first in memory.
+    var defaultTopic: String {
+        (engine as? TopicsEngine)?.names[0] ?? EventLogBackend.defaultTopic
     }
 
     /// The streams served from the event loop when a connection asks for them first (as the guide's
@@ -56,7 +64,7 @@ struct FeedRoutes: Sendable {
     func eventStreamRoutes() -> [EventStreamRoute] {
         guard options.streams == .loop else { return [] }
         if let streams = topicStreams {
-            return [.topicList(streams, at: "/events", orElse: EventLogBackend.defaultTopic), .topics(streams, under: "/events")]
+            return [.topicList(streams, at: "/events", orElse: defaultTopic), .topics(streams, under: "/events")]
         }
         if let sluice = engine as? SluiceEngine { return [.feed(sluice.events, at: "/events")] }
         return []
@@ -89,17 +97,20 @@ struct FeedRoutes: Sendable {
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }
         if let streams = topicStreams {
+            let defaultTopic = defaultTopic
             router.get("/events") { request, _ in
                 let topics = TopicEventStreams<ServerSentEvent>.topics(of: request)
-                if topics.isEmpty { return await streams.response(to: request, topic: EventLogBackend.defaultTopic) }
+                if topics.isEmpty { return await streams.response(to: request, topic: defaultTopic) }
                 return await streams.response(to: request, topics: topics)
             }
             router.get("/events/:topic") { request, context in
                 await streams.response(to: request, topic: try context.parameters.require("topic"))
             }
-            router.post("/events/:topic") { request, context in
-                let topic = try context.parameters.require("topic")
-                return await posted(request, to: topic)
+            if backend != nil {
+                router.post("/events/:topic") { request, context in
+                    let topic = try context.parameters.require("topic")
+                    return await posted(request, to: topic)
+                }
             }
         } else {
             router.get("/events") { request, _ in engine.eventsResponse(to: request) }
@@ -177,7 +188,8 @@ struct FeedRoutes: Sendable {
         return (202, "")
     }
 
-    /// `GET /stats`'s body.
+    /// `GET /stats`'s body; with `--topics`, the topics' counters summed (`clients` counts a
+    /// connection once per topic it follows, `"clientsPerTopic":true` says so).
     func statsJSON() async -> String {
         var stats = engine.stats
         // With PostgreSQL the page's stream is the log's default topic: its feed's counters.
@@ -188,6 +200,7 @@ struct FeedRoutes: Sendable {
             {"engine":\(jsonString(options.engine.rawValue)),"instance":\(jsonString(options.instance)),\
             "clients":\(stats.clients),"published":\(stats.published),"delivered":\(stats.delivered),\
             "dropped":\(stats.dropped),"disconnected":\(stats.disconnected),\
+            \(engine is TopicsEngine ? "\"clientsPerTopic\":true," : "")\
             "cpuSeconds":\(ProcessUsage.cpuSeconds),"rssBytes":\(ProcessUsage.residentBytes)}
             """
     }

@@ -30,14 +30,19 @@ struct FeedServer {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 
         let engine: any FanOutEngine = switch options.engine {
-        case .sluice: SluiceEngine(policy: options.slowClientPolicy)
+        case .sluice: options.topics.map { TopicsEngine(topics: $0, policy: options.slowClientPolicy) as any FanOutEngine }
+            ?? SluiceEngine(policy: options.slowClientPolicy)
         case .shareBounded: makeShareEngine(policy: .bounded(1))
         case .shareLatest: makeShareEngine(policy: .bufferingLatest(options.buffer), latest: options.buffer)
         case .channel: ChannelPerClientEngine()
         case .stream: StreamPerClientEngine(buffer: options.buffer)
         }
         let input = FeedInput(engine: engine)
-        let bench = BenchRun(input: input)
+        let bench = if let engine = engine as? TopicsEngine {
+            BenchRun { seq, text in engine.publish(text, toTopic: BenchTopics.topic(ofEvent: seq, among: engine.names.count)) }
+        } else {
+            BenchRun { _, text in input.publish(text) }
+        }
         var logger = Logger(label: "sluice-feed")
         logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_FEED_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let backend = options.postgres ? EventLogBackend(logger: logger, partitionLimit: options.partitionLimit) : nil
