@@ -38,6 +38,16 @@ private func libraryObjects() throws -> [String] {
 }
 
 private let canCompile = swiftc != nil
+
+/// Whether these tests run under Thread Sanitizer (`swift test --sanitize=thread`): the objects a
+/// program links are then instrumented, and it is compiled with the sanitizer too.
+private let underThreadSanitizer: Bool = {
+    #if os(Linux)
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+    #else
+    dlsym(UnsafeMutableRawPointer(bitPattern: -2), "__tsan_init") != nil   // RTLD_DEFAULT
+    #endif
+}()
     && FileManager.default.fileExists(atPath: buildFolder.appendingPathComponent("sluice-tail.product/Objects.LinkFileList").path)
 
 /// The Swift code blocks of a Markdown text, or of a documentation comment's lines (`/// `).
@@ -81,6 +91,7 @@ private func compile(_ program: String) throws -> URL {
     let executable = folder.appendingPathComponent("program")
     var arguments = ["-swift-version", "6", "-enable-actor-data-race-checks", "-warnings-as-errors",
                      "-module-name", "Program", "-I", buildFolder.appendingPathComponent("Modules").path]
+    if underThreadSanitizer { arguments.append("-sanitize=thread") }   // the objects it links are instrumented
     let sanitizerMap = buildFolder.appendingPathComponent("SluiceSanitizer.build/module.modulemap")
     if FileManager.default.fileExists(atPath: sanitizerMap.path) {
         arguments += ["-Xcc", "-fmodule-map-file=\(sanitizerMap.path)"]
