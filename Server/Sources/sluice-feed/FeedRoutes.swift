@@ -34,7 +34,8 @@ import SluiceHummingbird
 /// - `GET /ready` — 200 while the instance can serve every event: always alone; with
 ///   `--postgres`, while its event log listener is listening (503 otherwise).
 /// - `POST /bench/start?count=C&rate=R[&size=S]` — ``BenchRun``: 202 at once; 409 while a run is
-///   under way. Into the engine's in-memory feed (not the event log).
+///   under way. Into the engine's in-memory feed (not the event log); with `--topics`, each event
+///   to the topic ``BenchTopics/topic(ofEvent:among:)`` draws.
 /// - `GET /stats` — JSON (with `--postgres`: the default topic's feed's): `engine`, `instance`, `clients`, `published`, `delivered`, `dropped`,
 ///   `disconnected`, `cpuSeconds` (user + system), `rssBytes`.
 struct FeedRoutes: Sendable {
