@@ -7,6 +7,7 @@ import Testing
 /// The group committer's bound and cancellation, with the database held back by a frozen proxy: a
 /// lane holds at most `maximumWaiting` appends, the next is refused at once as `busy` (429, not
 /// stored), a caller cancelled while it waits leaves the queue and its event is never appended.
+/// Nothing here waits out a timer: the hanging group ends when the proxy cuts its connection.
 @Suite struct GroupCommitBoundTests {
     @Test func aLaneHoldsAtMostItsBoundAndACancelledCallerLeavesIt() async throws {
         try await TestDatabase.withLog { made in
@@ -14,7 +15,7 @@ import Testing
             let client = PostgresClient(configuration: try TestDatabase.clientConfiguration(port: proxy.port))
             let running = Task { await client.run() }
             defer { running.cancel() }
-            let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(3),
+            let log = PostgresEventLog(client: client, prefix: made.prefix, timeout: .seconds(60),
                                        groupCommit: GroupCommit(lanes: 1, maximumWaiting: 3), makesTables: false)
             #expect(try await log.append("before", to: "t").position == 1)
             proxy.freeze()   // the connection carried so far passes nothing: the next group hangs
@@ -34,7 +35,8 @@ import Testing
             waiting[1].cancel()
             await #expect(throws: CancellationError.self) { try await waiting[1].value }
             #expect(log.waitingAppends == 2)
-            // The hanging group times out (its outcome unknown); the others go on a new connection.
+            // The hanging group's connection is cut (its outcome unknown); the others go on a new one.
+            proxy.dropAll()
             await #expect(throws: PostgresEventLogError.self) { try await stuck.value }
             #expect(try await waiting[0].value.position == 2)
             #expect(try await waiting[2].value.position == 3)
