@@ -202,46 +202,6 @@ final class GenerousWriteBuffer: ChannelInboundHandler, RemovableChannelHandler 
     }
 }
 
-/// A TCP connection to loopback that writes what it is given and keeps what it reads, as text.
-final class RawConnection: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    private let state = NIOLockedValueBox((received: "", closed: false))
-    private var channel: (any Channel)?
-
-    static func open(port: Int) async throws -> RawConnection {
-        let connection = RawConnection()
-        connection.channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(connection) } }
-            .connect(host: "127.0.0.1", port: port).get()
-        return connection
-    }
-
-    var received: String { state.withLockedValue { $0.received } }
-    var closed: Bool { state.withLockedValue { $0.closed } }
-
-    func write(_ text: String) async throws {
-        try await channel!.writeAndFlush(ByteBuffer(string: text)).get()
-    }
-
-    /// Waits (up to a minute) until what was received meets `condition`.
-    func wait(_ condition: @escaping (String) -> Bool) async -> Bool {
-        await waitUntil { condition(self.received) }
-    }
-
-    func close() async {
-        try? await channel?.close().get()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        state.withLockedValue { $0.received += String(buffer: bytes) }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        state.withLockedValue { $0.closed = true }
-    }
-}
-
 /// Whether `text` has a stream's `retry:` line of the default options: 3 s spread by the default
 /// jitter, 3,000 to 4,500 ms.
 func hasDefaultRetryLine(_ text: String) -> Bool {
