@@ -83,7 +83,9 @@ import SluicePostgres
         }
 
         let app = Application(
-            router: router, server: .eventStreams([.topics(streams, under: "events"), .topicList(streams, at: "events")], webSocketRouter: sockets),
+            router: router,
+            server: .eventStreams([.topics(streams, under: "events"), .topicList(streams, at: "events")], webSocketRouter: sockets,
+                                  gate: ConnectionGate(logger: logger)),   // a head's time and size, idle keep-alive, a connection cap
             configuration: .init(address: .hostname(settings.host, port: settings.port)),
             services: [postgres, listener, feeds, trimmer],
             onServerRunning: { settings.announce(port: $0.localAddress?.port ?? settings.port) },

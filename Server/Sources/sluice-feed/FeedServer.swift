@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import SluiceFeed
 
 /// sluice-feed: one stream of events to every SSE and WebSocket client, through the engine chosen
 /// with `--engine`; with `--postgres`, shared by every instance on one PostgreSQL channel. See
@@ -64,6 +65,7 @@ struct FeedServer {
             router: routes.httpRouter(),
             server: .eventStreams(
                 routes.eventStreamRoutes(), webSocketRouter: routes.webSocketRouter(),
+                gate: ConnectionGate(logger: logger),   // ConnectionLimits' defaults, under the raised open-file limit
                 configuration: .init(http1: .init(
                     additionalChannelHandlers: options.writeBuffer.map { [WriteBufferLimit(highWaterMark: $0)] } ?? []))),
             configuration: .init(address: .hostname(options.host, port: options.port), backlog: 4_096),

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import Sluice
 import SluiceFeed
@@ -204,6 +205,31 @@ extension OverLoopback {
                 await socket.close()
                 #expect(await waitUntil { gate.counts.open == 0 })
             }
+        }
+
+        /// Server/README.md's snippet ("Connection limits"), as it is written there, compiles; the
+        /// builders it names are the ones the tests above serve with.
+        @Test func theGuidesSnippetIsTheOneCompiledHere() throws {
+            let logger = Logger(label: "test")
+            let streams = TopicEventStreams(feeds: { _ in EventFeed(Empty<ServerSentEvent, Never>()) })
+            let router = Router()
+            let sockets = Router(context: BasicWebSocketRequestContext.self)
+            // README: "Connection limits"
+            let gate = ConnectionGate(ConnectionLimits(headTimeout: .seconds(20)), logger: logger)
+            let app = Application(router: router,
+                                  server: .eventStreams([.topics(streams, under: "events")], webSocketRouter: sockets, gate: gate))
+            // or .http1(gate: gate), .http1WebSocketUpgrade(webSocketRouter: sockets, gate: gate)
+
+            _ = app
+            #expect(gate.limits.headTimeout == .seconds(20) && gate.limits.maximumHead == 32_768)
+            let readme = try String(contentsOfFile: #filePath.replacingOccurrences(
+                of: "Tests/SluiceHummingbirdTests/ConnectionLimitsTests.swift", with: "README.md"), encoding: .utf8)
+            #expect(readme.contains("""
+                let gate = ConnectionGate(ConnectionLimits(headTimeout: .seconds(20)), logger: logger)
+                let app = Application(router: router,
+                                      server: .eventStreams([.topics(streams, under: "events")], webSocketRouter: sockets, gate: gate))
+                // or .http1(gate: gate), .http1WebSocketUpgrade(webSocketRouter: sockets, gate: gate)
+                """))
         }
     }
 }
