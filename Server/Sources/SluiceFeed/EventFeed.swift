@@ -59,10 +59,12 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         /// joins the live events (64 MiB, checked after each page of at most 1,000 events): past it,
         /// as past ``historyLimit``, it gets ``FeedMessage/reset(missed:)`` instead.
         public var historyBytes: Int
-        /// How many clients of the feed read a log's history at once (4); the others wait their
-        /// turn, in the order they came. However many clients resume from far back, they hold at
-        /// most this many of the database's connections. A client that leaves while it waits or
-        /// reads (its connection closed) reads no further.
+        /// How many reads of a log's history the feed makes at once (4); the others wait their
+        /// turn, in the order they came. Clients that ask for the same page — resuming from the
+        /// same id, as a stopped instance's clients do — while it is read or waits, or within a
+        /// second of its answer, share that one read. However many clients resume from far back,
+        /// they hold at most this many of the database's connections. A client that leaves while
+        /// it waits or reads (its connection closed) reads no further.
         public var historyReaders: Int
         /// How many clients the feed serves at once (50,000): one more is refused
         /// (``FeedClientFailure/tooManyClients(limit:)``; the transports answer 503 with
@@ -114,16 +116,13 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         var replayBytes = 0
         var upstream: (any Subscription)?
         var finished: String?
-        /// Clients reading the history now, and those waiting for their turn.
-        var historyReaders = 0
-        var historyWaiting = Deque<CheckedContinuation<Void, Never>>()
     }
 
     /// The feed's settings.
     public let options: Options
     let subject = PassthroughSubject<FeedEvent, Never>()
     let counters: FeedCounters
-    private let history: FeedHistory<Output>?
+    private let history: HistoryPages<Output>?
     private let changes = CurrentValueSubject<Void, Never>(())
     private let state: NIOLockedValueBox<State>
 
@@ -150,7 +149,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     where Upstream.Output == LogEntry<Output> {
         self.options = options
         counters = FeedCounters(name: options.name, logger: options.logger, metrics: options.metrics)
-        self.history = history
+        self.history = history.map { HistoryPages(history: $0, readers: options.historyReaders) }
         state = NIOLockedValueBox(State(epoch: start.epoch, lastID: start.position))
         upstream.subscribe(FeedInlet<Output, LogEntry<Output>, Upstream.Failure>(feed: self) { feed, entry in feed.take(entry) })
     }
@@ -379,8 +378,6 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// then attaches the client.
     private func catchUp(_ sink: any ClientSink, from start: ResumePoint, after: EventID, seat: ClientSeat) async {
         guard let history else { return }
-        await takeHistoryTurn()
-        defer { endHistoryTurn() }
         var read = HistoryRead(epoch: after.epoch, through: after.position)
         var next = after
         do {
@@ -392,7 +389,9 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
                     read.events = []
                     break
                 }
-                let entries = try await history.entries(after: next, limit: min(room, 1_000))
+                guard let entries = try await history.entries(after: next, limit: min(room, 1_000), for: sink) else {
+                    return counters.release()   // it left while the page waited for its turn
+                }
                 if entries.isEmpty { read.exhausted = true }
                 for entry in entries {
                     switch entry {
@@ -439,34 +438,10 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// one 503 (with `Retry-After`) rather than begin a stream that would be refused.
     public var isFull: Bool { counters.isFull(limit: options.maximumClients) }
 
-    /// Clients reading the history now, and clients waiting for their turn.
+    /// History reads being made now, and those waiting for their turn (a read serves every
+    /// client that asked for its page meanwhile).
     package var historyTurns: (reading: Int, waiting: Int) {
-        state.withLockedValue { ($0.historyReaders, $0.historyWaiting.count) }
-    }
-
-    /// Waits until fewer than ``Options/historyReaders`` clients read the history, then counts this one.
-    private func takeHistoryTurn() async {
-        await withCheckedContinuation { (turn: CheckedContinuation<Void, Never>) in
-            let now = state.withLockedValue { state -> Bool in
-                guard state.historyReaders < options.historyReaders else {
-                    state.historyWaiting.append(turn)
-                    return false
-                }
-                state.historyReaders += 1
-                return true
-            }
-            if now { turn.resume() }
-        }
-    }
-
-    /// Hands this client's turn at the history to the next one waiting, if any.
-    private func endHistoryTurn() {
-        let next = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            if let next = state.historyWaiting.popFirst() { return next }
-            state.historyReaders -= 1
-            return nil
-        }
-        next?.resume()
+        history?.turns ?? (0, 0)
     }
 
     /// Attaches `sink` to the live events and starts it where `resumption` says. The history read

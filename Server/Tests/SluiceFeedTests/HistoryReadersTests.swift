@@ -6,8 +6,8 @@ import SluiceTesting
 import Testing
 
 /// Clients resuming from far back take turns at the log's history: at most
-/// `Options.historyReaders` read it at once, the others wait in order, and one that leaves while it
-/// waits reads nothing.
+/// `Options.historyReaders` reads at once, the others wait in order, clients that ask for the same
+/// page share one read, and one that leaves while it waits reads nothing.
 @Suite struct HistoryReadersTests {
     typealias Client = TestSubscriber<FeedMessage<String>, FeedClientFailure>
 
@@ -112,5 +112,31 @@ import Testing
         #expect(gated.reads == [EventID(epoch: log.epoch, position: 10)])   // the first client's read alone
         #expect(!leaving.subscribed)
         #expect(feed.stats.connectedClients == 1)
+    }
+
+    @Test func aStampedeFromOneIDIsOneReadAndEveryClientGetsWhatItMissed() async {
+        let log = LogFeedTests.MemoryLog()
+        let gated = GatedHistory(log)
+        let feed = EventFeed(log: log.live, after: EventID(epoch: log.epoch, position: 0), history: gated.history,
+                             options: .init(replay: 8, historyReaders: 2))
+        log.append(50)
+        // 300 clients of a stopped instance, all last at 40, and 3 that were behind, at 30.
+        let stampede = (0..<300).map { _ in Client() }
+        let behind = (0..<3).map { _ in Client() }
+        for client in stampede { feed.client(after: EventID(epoch: log.epoch, position: 40)).subscribe(client) }
+        for client in behind { feed.client(after: EventID(epoch: log.epoch, position: 30)).subscribe(client) }
+        #expect(await waitUntil { gated.reads.count == 2 })
+        #expect(feed.historyTurns == (2, 0))
+        gated.open()
+        #expect(await waitUntil { stampede.allSatisfy { $0.values.count == 10 } && behind.allSatisfy { $0.values.count == 20 } })
+        #expect(stampede.allSatisfy { positions($0.values) == Array(41...50) })
+        #expect(behind.allSatisfy { positions($0.values) == Array(31...50) })
+        #expect(Set(gated.reads) == [EventID(epoch: log.epoch, position: 40), EventID(epoch: log.epoch, position: 30)])
+        #expect(gated.reads.count == 2)   // one read per page asked for, not one per client
+        #expect(feed.historyTurns == (0, 0))
+        #expect(feed.stats.connectedClients == 303)
+        // Live events go on to all of them.
+        log.append(1)
+        #expect(await waitUntil { stampede.allSatisfy { $0.values.count == 11 } && behind.allSatisfy { $0.values.count == 21 } })
     }
 }
