@@ -36,6 +36,11 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         /// at a tick when it wrote nothing since the previous one: after one to two intervals of
         /// silence.
         public var heartbeat: Duration?
+        /// The reconnection delay a stream's last message, `event: shutdown`, asks for (1 s,
+        /// spread above by ``retryJitter`` as ``retry`` is), so that the clients of an instance
+        /// that is stopped — drained, in a rolling restart — come back to the others sooner than
+        /// ``retry`` would have them; `nil`: the stream's `retry:` stands.
+        public var shutdownRetry: Duration?
         /// What applies to any transport: the policy, the shutdown grace, the window, the event
         /// loops (the properties below are its own).
         public var stream: FeedStreamOptions
@@ -65,11 +70,13 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         /// Options for a stream.
         public init(retry: Duration? = .seconds(3), retryJitter: Double = 0.5, heartbeat: Duration? = .seconds(15),
                     policy: SlowClientPolicy? = nil, shutdownGrace: Duration = .seconds(5), window: Int = 16,
-                    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+                    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                    shutdownRetry: Duration? = .seconds(1)) {
             precondition(retryJitter >= 0, "retryJitter must not be negative")
             self.retry = retry
             self.retryJitter = retryJitter
             self.heartbeat = heartbeat
+            self.shutdownRetry = shutdownRetry
             stream = FeedStreamOptions(policy: policy, shutdownGrace: shutdownGrace, window: window, eventLoopGroup: eventLoopGroup)
         }
     }
@@ -79,8 +86,9 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
     public let options: Options
     let encode: @Sendable (Output) -> ServerSentEvent
-    /// The `retry:` lines its clients are given.
+    /// The `retry:` lines its clients are given, first and before their `shutdown`.
     let retryLines: RetryLines
+    let shutdownRetryLines: RetryLines
     /// Whether each event is written as the frame the feed made of it (a feed of
     /// ``ServerSentEvent``s, written as they are).
     package let writesFrames: Bool
@@ -93,6 +101,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         self.encode = { $0 }
         writesFrames = true
         retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
+        shutdownRetryLines = RetryLines(retry: options.shutdownRetry, jitter: options.retryJitter)
     }
 
     /// Serves `feed`, encoding each event with `encode` for each client (map to
@@ -103,6 +112,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
         self.encode = encode
         writesFrames = false
         retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
+        shutdownRetryLines = RetryLines(retry: options.shutdownRetry, jitter: options.retryJitter)
     }
 
     /// A new client of the feed from `start` (its `Last-Event-ID`: `ResumePoint(lastEventID:)`);
@@ -117,7 +127,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
 
     /// The writer of one client's body, with `filter`.
     package func writer(filter: (@Sendable (Output) -> Bool)?) -> ServerSentEventWriter<Output> {
-        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, filter: filter)
+        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, filter: filter, shutdownRetry: shutdownRetryLines.pick())
     }
 }
 

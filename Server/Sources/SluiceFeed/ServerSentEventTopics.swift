@@ -38,6 +38,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
     private let encode: @Sendable (Output) -> ServerSentEvent
     private let writesFrames: Bool
     private let retryLines: RetryLines
+    private let shutdownRetryLines: RetryLines
 
     /// Streams of topics whose feeds' events are ready-encoded: each event's `data:` lines are
     /// made once, by its feed.
@@ -48,6 +49,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
         encode = { $0 }
         writesFrames = true
         retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
+        shutdownRetryLines = RetryLines(retry: options.shutdownRetry, jitter: options.retryJitter)
     }
 
     /// Streams of topics, each event encoded by `encode` for each client.
@@ -59,6 +61,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
         self.encode = encode
         writesFrames = false
         retryLines = RetryLines(retry: options.retry, jitter: options.retryJitter)
+        shutdownRetryLines = RetryLines(retry: options.shutdownRetry, jitter: options.retryJitter)
     }
 
     /// A new client of `topics` (at most ``maximumTopics``, with distinct names, none of them
@@ -80,7 +83,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
 
     /// The writer of one client's body.
     package func writer(_ topics: [FeedTopic<Output>]) -> ServerSentEventWriter<Output> {
-        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, topics: topics)
+        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, topics: topics, shutdownRetry: shutdownRetryLines.pick())
     }
 }
 

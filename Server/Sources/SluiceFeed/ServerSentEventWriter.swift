@@ -24,10 +24,14 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
     /// Whether the writer's positions moved since ``cursor`` was last written.
     private var cursorText = ""
     private var cursorStale = true
+    /// The `retry:` line written before the stream's `shutdown`, if any.
+    private let shutdownRetry: ByteBuffer?
 
-    /// A writer of a stream of one feed.
-    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, filter: (@Sendable (Output) -> Bool)?) {
+    /// A writer of a stream of one feed; `shutdownRetry`, a `retry:` line, goes before its `shutdown`.
+    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, filter: (@Sendable (Output) -> Bool)?,
+                 shutdownRetry: ByteBuffer? = nil) {
         self.encode = encode
+        self.shutdownRetry = shutdownRetry
         self.writesFrames = writesFrames
         self.filter = filter
         topics = []
@@ -36,9 +40,12 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         check = ""
     }
 
-    /// A writer of a stream of `topics`, in their order.
-    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, topics: [FeedTopic<Output>]) {
+    /// A writer of a stream of `topics`, in their order; `shutdownRetry`, a `retry:` line, goes
+    /// before its `shutdown`.
+    package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, topics: [FeedTopic<Output>],
+                 shutdownRetry: ByteBuffer? = nil) {
         self.encode = encode
+        self.shutdownRetry = shutdownRetry
         self.writesFrames = writesFrames
         filter = nil
         self.topics = topics.map(\.name)
@@ -80,6 +87,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             if isTopicSet { writeTopic(Int(topic), to: &buffer) }
             buffer.writeString("\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
         case .shutdown(let reason):
+            if var shutdownRetry { buffer.writeBuffer(&shutdownRetry) }
             var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
             buffer.writeBuffer(&encoded)
         }

@@ -121,6 +121,11 @@ struct ClientLifecycleTests {
         // The server has stopped (the framework's graceful shutdown has returned).
         for client in clients {
             #expect(client.frames.last == SSEFrame(event: "shutdown", data: ["the server is shutting down"]))
+            // Right before it, a shorter `retry:` (shutdownRetry, 1 s, spread as the first): the
+            // client of a drained instance comes back to another sooner than its first `retry:` says.
+            let retries = client.frames.compactMap(\.retry)
+            #expect(retries.count == 2 && (3_000...4_500).contains(retries[0]) && (1_000...1_500).contains(retries[1]), "\(retries)")
+            #expect(client.frames.dropLast().last?.retry == retries.last)
             #expect(client.events.compactMap(\.id) == Array(1...100))
             #expect(await waitUntil { client.ended })
         }
