@@ -41,7 +41,8 @@ extension EventSource {
         public var recognizesSluiceControlEvents: Bool
         /// The most bytes one event may take — its lines, data and unfinished line together —
         /// before the stream fails with ``EventSourceError/eventTooLarge(limit:)`` (4 MiB): a
-        /// stream that never ends its event cannot make the client hold it all. It is also the
+        /// stream that never ends its event cannot make the client hold it all, and no event
+        /// whose data is larger is delivered, however it was read. It is also the
         /// most bytes held unparsed behind a full buffer when the client cannot stop reading
         /// (``EventSourceError/subscriberTooSlow(limit:)``).
         public var maximumEventSize: Int

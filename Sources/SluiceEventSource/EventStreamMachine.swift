@@ -494,6 +494,11 @@ struct EventStreamMachine<Decoder: EventStreamDecoder> {
         guard consumer != nil else { return }
         // Once ended, what was buffered is delivered, then the completion; nothing more is parsed.
         while phase != .finished, buffer.count < configuration.bufferSize, let message = parser.next() {
+            // An event that came whole in one read is held to the bound an unfinished one is.
+            guard message.data.utf8.count <= configuration.maximumEventSize else {
+                lost(with: .eventTooLarge(limit: configuration.maximumEventSize), &actions)
+                break
+            }
             let message = topics.isEmpty ? message : parser.placed(message, in: topics)
             buffer.append(configuration.recognizesSluiceControlEvents ? EventSource.Event(recognizing: message) : .event(message))
         }
