@@ -46,7 +46,10 @@ import Sluice
 /// ``EventSource/Configuration/bufferSize`` more are held. When the buffer is full the client stops
 /// reading, with the connection open, until the subscriber has taken half of it: the server's own
 /// flow control (and a Sluice feed's slow-client policy, which says what it dropped with `dropped`)
-/// takes over. Nothing is dropped by the client.
+/// takes over. Nothing is dropped by the client. While it reads nothing it answers no ping either:
+/// a server that closes a socket whose ping goes unanswered (Hummingbird's WebSocket server, by
+/// default, after 30 to 60 seconds) closes one whose subscriber paused that long, and the client
+/// reconnects and resumes after its last event, as after any lost connection.
 ///
 /// **Where it runs.** On Apple's systems a connection is a `URLSessionWebSocketTask`. Elsewhere, a
 /// `ws:` URL is read by the client's own WebSocket implementation on a POSIX socket (one thread

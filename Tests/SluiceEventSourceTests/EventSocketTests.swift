@@ -119,6 +119,39 @@ struct EventSocketTests {
         subscriber.cancel()
     }
 
+    /// While its subscriber takes nothing and its buffer is full, the client reads nothing: a ping
+    /// waits behind the events, unanswered, until the subscriber asks again (the pause's effect,
+    /// documented on `EventSocket`: a server that closes sockets whose pings go unanswered closes
+    /// a long-paused one, and the client resumes from its last event).
+    @Test func aPausedClientAnswersAPingOnlyOnceItReadsAgain() async throws {
+        let answeredWhilePaused = Recorder<Bool>()
+        let pongs = Recorder<[UInt8]>()
+        let paused = Recorder<Bool>()
+        let server = try LoopbackServer { connection in
+            connection.acceptWebSocket()
+            connection.write((1...40).flatMap { Frames.event($0) })   // far more than the client buffers
+            connection.write(Frames.frame(opcode: 0x9, Array("still there?".utf8)))
+            // Bounded negative observation: nothing comes while the subscriber asks for nothing.
+            answeredWhilePaused.append(connection.readFrame(limit: 2) != nil)
+            paused.append(false)
+            while let frame = connection.readFrame(limit: 60), frame.opcode != 0x8 {
+                if frame.opcode == 0xA { pongs.append(frame.payload) }
+            }
+        }
+        defer { server.stop() }
+        let subscriber = RecordingSubscriber(initialDemand: .max(1))
+        EventSocket(url: server.webSocketURL(), configuration: EventSource.Configuration(bufferSize: 2)).subscribe(subscriber)
+        #expect(await subscriber.events.wait(forCount: 1))
+        #expect(await paused.wait(limit: 60) { !$0.isEmpty })
+        #expect(answeredWhilePaused.values == [false])
+        #expect(pongs.values.isEmpty)
+        subscriber.request(.unlimited)
+        #expect(await subscriber.events.wait(forCount: 40))
+        #expect(await pongs.wait(limit: 60) { !$0.isEmpty })
+        #expect(pongs.values == [Array("still there?".utf8)])
+        subscriber.cancel()
+    }
+
     @Test func aStreamThatEndsResumesWithLastEventIdWithoutRepeatingAnything() async throws {
         let server = try LoopbackServer { connection in
             connection.acceptWebSocket()

@@ -200,4 +200,56 @@ struct HostilePeerTests {
         }
         return out + Array("0\r\n\r\n".utf8)
     }
+
+    /// Frames no server should send after its `101`: random bytes, lengths that overflow or pass
+    /// the message bound, masked frames, reserved opcodes and bits, control frames too long,
+    /// continuations of nothing, invalid UTF-8 in text.
+    static func hostileFrames(_ random: inout Seeded) -> [UInt8] {
+        let noise = (0..<Int.random(in: 0...2_000, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let event = LoopbackServer.Connection.event(Int.random(in: 1...9, using: &random))
+        switch Int.random(in: 0..<9, using: &random) {
+        case 0: return noise
+        case 1: return event + [0x81, 127, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]   // a length of 2^64 − 1
+        case 2: return [0x81, 127, 0, 0, 0, 0, 0, 0x10, 0, 0] + noise   // 1 MiB announced, over the bound
+        case 3: return [0x81, 0x85, 1, 2, 3, 4] + Array("hello".utf8)   // masked, from a server
+        case 4: return [0x83, 0x01, 0x41] + event   // a reserved opcode
+        case 5: return [0xC1, 0x01, 0x41]   // RSV1 without an extension
+        case 6: return [0x89, 126, 0x01, 0x00] + Array(repeating: 0, count: 256)   // a ping longer than 125
+        case 7: return [0x80, 0x02, 0x41, 0x42] + event   // a continuation of nothing
+        default: return [0x81, 0x04, 0xFF, 0xFE, 0xC3, 0x28] + noise   // text that is not UTF-8
+        }
+    }
+
+    @Test func theWebSocketReaderSurvivesHostileFrames() async throws {
+        var random = Seeded(state: 47_004)
+        let answers = (0..<600).map { _ in Self.hostileFrames(&random) }
+        let firstRequests = Locked<Set<Int>>([])
+        let server = try LoopbackServer { connection in
+            let path = connection.request.path
+            guard let index = Int(path.dropFirst("/case/".count).prefix { $0.isNumber }), answers.indices.contains(index),
+                  firstRequests.withLock({ $0.insert(index).inserted }) else {
+                return connection.respond(status: 500, reason: "Again")
+            }
+            guard connection.acceptWebSocket() else { return connection.close() }
+            connection.write(answers[index])
+            connection.close()
+        }
+        defer { server.stop() }
+        let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(1), maximumBackoff: .milliseconds(1), jitter: 0,
+                                                      maximumAttempts: 1, maximumEventSize: 64 << 10)
+        for batch in stride(from: 0, to: answers.count, by: 40) {
+            await withTaskGroup(of: Void.self) { group in
+                for index in batch..<min(batch + 40, answers.count) {
+                    group.addTask {
+                        let subscriber = RecordingSubscriber()
+                        EventSocket(url: server.webSocketURL("/case/\(index)"), configuration: configuration).subscribe(subscriber)
+                        #expect(await subscriber.completions.wait(limit: 60) { !$0.isEmpty }, "case \(index) never ended")
+                        subscriber.cancel()
+                        let sizes = subscriber.events.values.map { $0.message?.data.utf8.count ?? 0 }
+                        #expect(sizes.allSatisfy { $0 <= 64 << 10 }, "case \(index)")
+                    }
+                }
+            }
+        }
+    }
 }
