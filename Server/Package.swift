@@ -207,5 +207,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
+        // The stampede benchmark's load client (bench/stampede, StampedeTests): N browsers' EventSources
+        // on one sluice-feed --postgres instance, an appender posting to another, the first instance
+        // killed or the fleet restarted one at a time; every event counted per client.
+        .executableTarget(
+            name: "sluice-stampede",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ]
 )
