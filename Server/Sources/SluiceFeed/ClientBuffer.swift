@@ -29,7 +29,7 @@ struct ClientBuffer {
     private enum Item {
         case event(FeedEvent)
         case dropped(Int)
-        case reset(missed: UInt64?)
+        case reset(FeedBreak)
     }
 
     let policy: SlowClientPolicy
@@ -38,7 +38,7 @@ struct ClientBuffer {
     /// The most bytes of events buffered at once (one event is always taken, whatever its size):
     /// past it the policy applies as when the buffer holds `policy.bufferSize` events.
     let byteLimit: Int
-    private var reset: UInt64??              // a pending reset message (missed count, if known)
+    private var reset: FeedBreak?            // a pending reset message: what was missed, where the client stands
     private var replay: ArraySlice<FeedEvent> = []
     private var items = Deque<Item>()
     private(set) var bufferedEvents = 0
@@ -67,7 +67,10 @@ struct ClientBuffer {
     /// call and is skipped so is removed.
     mutating func start(replay: [FeedEvent], reset: UInt64??, serial: UInt64, epoch: String, startAfter: UInt64) {
         self.replay = replay[...]
-        self.reset = reset
+        // The client stands before the first event replayed to it, or where it starts.
+        self.reset = reset.map { missed in
+            FeedBreak(epoch: replay.first?.epoch ?? epoch, after: replay.first.map { $0.id - 1 } ?? startAfter, missed: missed, serial: 0)
+        }
         skipSerial = serial
         skipEpoch = epoch
         skipThrough = startAfter
@@ -95,7 +98,7 @@ struct ClientBuffer {
         if event.serial <= skipSerial { return .duplicate }
         if event.isBreak {
             skipThrough = 0   // events after a break are new to this client
-            items.append(.reset(missed: (event as! FeedBreak).missed))
+            items.append(.reset(event as! FeedBreak))
             return .buffered
         }
         if event.id <= skipThrough, event.epoch == skipEpoch { return .duplicate }
@@ -163,9 +166,9 @@ struct ClientBuffer {
     mutating func next() -> ClientMessage? {
         guard demand > .none, !failed, !shutdownDelivered else { return nil }
         let message: ClientMessage
-        if let missed = reset {
+        if let gap = reset {
             reset = nil
-            message = .reset(missed: missed, topic: topic)
+            message = .reset(gap, topic: topic)
         } else if let event = replay.popFirst() {
             message = .event(event, topic: topic)
         } else if headGap > 0 {
@@ -179,8 +182,8 @@ struct ClientBuffer {
                 message = .event(event, topic: topic)
             case .dropped(let count):
                 message = .dropped(count: count, topic: topic)
-            case .reset(let missed):
-                message = .reset(missed: missed, topic: topic)
+            case .reset(let gap):
+                message = .reset(gap, topic: topic)
             }
         } else if tailGap > 0 {
             message = .dropped(count: tailGap, topic: topic)

@@ -70,9 +70,10 @@ final class TypedFeedEvent<Output>: FeedEvent, @unchecked Sendable {
 }
 
 /// A break in a feed's history (``FeedEvent/isBreak``): every client gets a reset message here.
-final class FeedBreak: FeedEvent, @unchecked Sendable {
+/// Its id is where a client stands after it: events after that position of its epoch follow.
+package final class FeedBreak: FeedEvent, @unchecked Sendable {
     /// How many events were lost, when known.
-    let missed: UInt64?
+    package let missed: UInt64?
 
     init(epoch: String, after position: UInt64, missed: UInt64?, serial: UInt64) {
         self.missed = missed
@@ -86,7 +87,8 @@ final class FeedBreak: FeedEvent, @unchecked Sendable {
 package enum ClientMessage {
     case event(FeedEvent, topic: Int32)
     case dropped(count: Int, topic: Int32)
-    case reset(missed: UInt64?, topic: Int32)
+    /// The history broke: the break says how many were missed and where the client now stands.
+    case reset(FeedBreak, topic: Int32)
     case shutdown(reason: String)
 
     /// The message with the value's type of a feed of `Output`.
@@ -94,7 +96,7 @@ package enum ClientMessage {
         switch self {
         case .event(let event, _): .event(id: event.eventID, event.value(as: Output.self))
         case .dropped(let count, _): .dropped(count: count)
-        case .reset(let missed, _): .reset(missed: missed)
+        case .reset(let gap, _): .reset(missed: gap.missed)
         case .shutdown(let reason): .shutdown(reason: reason)
         }
     }

@@ -158,8 +158,8 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
             return stream.encode(event.eventID, value)
         case .dropped(let count, _):
             return .text("{\"event\":\"dropped\",\"dropped\":\(count)}")
-        case .reset(let missed, _):
-            return .text("{\"event\":\"reset\",\"missed\":\(missed.map(String.init) ?? "null")}")
+        case .reset(let gap, _):
+            return .text("{\"event\":\"reset\",\"missed\":\(gap.missed.map(String.init) ?? "null")}")
         case .shutdown(let reason):
             return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")
         }

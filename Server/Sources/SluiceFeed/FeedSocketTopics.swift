@@ -216,9 +216,9 @@ public final class FeedSocketTopicsClient<Output: Sendable>: Sendable {
         case .dropped(let count, _):
             guard let name else { return nil }
             return .text("{\"event\":\"dropped\",\"topic\":\(jsonString(name.name)),\"dropped\":\(count)}")
-        case .reset(let missed, _):
+        case .reset(let gap, _):
             guard let name else { return nil }
-            return .text("{\"event\":\"reset\",\"topic\":\(jsonString(name.name)),\"missed\":\(missed.map(String.init) ?? "null")}")
+            return .text("{\"event\":\"reset\",\"topic\":\(jsonString(name.name)),\"missed\":\(gap.missed.map(String.init) ?? "null")}")
         case .shutdown(let reason):
             return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")
         }

@@ -82,10 +82,19 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             buffer.writeStaticString("event: dropped\ndata: {")
             if isTopicSet { writeTopic(Int(topic), to: &buffer) }
             buffer.writeString("\"dropped\":\(count)}\n\n")
-        case .reset(let missed, let topic):
+        case .reset(let gap, let topic):
+            // Its `id:` is where the client now stands, so that it resumes from there, not from
+            // before the break (which would reset it again).
+            if isTopicSet {
+                positions[Int(topic)] = gap.eventID
+                cursorStale = true
+                writeCursorID(to: &buffer)
+            } else {
+                writeID(gap, to: &buffer)
+            }
             buffer.writeStaticString("event: reset\ndata: {")
             if isTopicSet { writeTopic(Int(topic), to: &buffer) }
-            buffer.writeString("\"missed\":\(missed.map(String.init) ?? "null")}\n\n")
+            buffer.writeString("\"missed\":\(gap.missed.map(String.init) ?? "null")}\n\n")
         case .shutdown(let reason):
             if var shutdownRetry { buffer.writeBuffer(&shutdownRetry) }
             var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
@@ -99,20 +108,22 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             buffer.writeImmutableBuffer(frame)
             return
         }
+        writeID(event, to: &buffer)
+        var encoded = encode(event.value(as: Output.self)).encoded
+        buffer.writeBuffer(&encoded)
+    }
+
+    /// `id: <epoch>-<position>` of `event`.
+    private func writeID(_ event: FeedEvent, to buffer: inout ByteBuffer) {
         buffer.writeStaticString("id: ")
         buffer.writeString(event.epoch)
         buffer.writeStaticString("-")
         buffer.writeString(String(event.id))
         buffer.writeStaticString("\n")
-        var encoded = encode(event.value(as: Output.self)).encoded
-        buffer.writeBuffer(&encoded)
     }
 
-    private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
-        positions[topic] = event.eventID   // passed, shown or not
-        cursorStale = true
-        let value = event.value(as: Output.self)
-        if let filter = filters[topic], !filter(value) { return }
+    /// `id: <cursor>`: where the connection stands in every topic.
+    private func writeCursorID(to buffer: inout ByteBuffer) {
         if cursorStale {
             cursorText = check + "/"
             TopicCursor.write(positions, into: &cursorText)
@@ -120,7 +131,16 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         }
         buffer.writeStaticString("id: ")
         buffer.writeString(cursorText)
-        buffer.writeStaticString("\nevent: ")
+        buffer.writeStaticString("\n")
+    }
+
+    private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
+        positions[topic] = event.eventID   // passed, shown or not
+        cursorStale = true
+        let value = event.value(as: Output.self)
+        if let filter = filters[topic], !filter(value) { return }
+        writeCursorID(to: &buffer)
+        buffer.writeStaticString("event: ")
         buffer.writeString(topics[topic])
         buffer.writeStaticString("\n")
         if writesFrames {

@@ -96,7 +96,23 @@ extension OverLoopback {
                 #expect(reset.frames.filter { $0.event == "reset" }.map(\.data) == [["{\"topic\":\"b\",\"missed\":null}"]])
                 #expect(data(reset.frames, of: "c") == ["c5"])
                 #expect(data(reset.frames, of: "a").isEmpty && data(reset.frames, of: "b").isEmpty)
+                // The reset's own id is the cursor with b where it now stands: a browser that
+                // reconnects right after it is not reset again, and misses nothing of b.
+                let afterReset = try #require(reset.frames.first { $0.event == "reset" }?.rawID)
+                let resetCursor = try #require(TopicCursor(afterReset, topics: ["a", "b", "c"]))
+                #expect(resetCursor.positions[1] == topics.feeds["b"]!.lastEventID)
+                #expect(resetCursor.positions[0] == forged.positions[0])
                 await reset.close()
+                #expect(await waitUntil { topics.feeds.values.allSatisfy { $0.stats.connectedClients == 0 } })
+                topics.send("b", "b5")
+                let again = try await SSEClient.connect(port: port, path: path, lastEventID: afterReset)
+                // c5 again only if the reset came before it on that connection (the cursor says where c stood).
+                let cAgain = resetCursor.positions[2].position < topics.feeds["c"]!.lastEventID.position ? ["c5"] : []
+                #expect(await again.wait { $0.filter(\.isTopicEvent).count == 1 + cAgain.count })
+                #expect(data(again.frames, of: "b") == ["b5"])
+                #expect(data(again.frames, of: "c") == cAgain)
+                #expect(!again.frames.contains { $0.event == "reset" })
+                await again.close()
             }
         }
 
