@@ -16,7 +16,8 @@ import Sluice
 /// failure names its case, and reruns the same.
 @Suite("Hostile peers", .timeLimit(.minutes(5)))
 struct HostilePeerTests {
-    /// SplitMix64.
+    /// SplitMix64, as SluiceTesting's `SeededGenerator` (which these tests cannot use on Apple's
+    /// systems, where they run against Apple's Combine without SluiceTesting).
     struct Seeded: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {

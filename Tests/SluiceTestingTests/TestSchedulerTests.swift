@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func twentyThousandActionsAtRandomTimesRunInOrderOfDateThenOfScheduling() {
-        var random = SplitMix64(seed: 0x5EED_0001)
+        var random = SeededGenerator(seed: 0x5EED_0001)
         let scheduler = TestScheduler<VirtualTime, Never>()
         let count = 20_000
         // Few distinct instants, so that many actions share each one.
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func manyRepeatingActionsCancelledAtRandomNeverRunAgainWhileTheRestRunInOrder() {
-        var random = SplitMix64(seed: 0x5EED_0002)
+        var random = SeededGenerator(seed: 0x5EED_0002)
         let scheduler = TestScheduler<VirtualTime, Never>()
         let count = 20_000
         // A quarter repeating (start, interval), the rest one-shot (date, no interval).
@@ -248,7 +248,7 @@ import Testing
     }
 
     @Test func survivorsOfMassCancellationRunInOrderOfDateThenOfScheduling() {
-        var random = SplitMix64(seed: 0x5EED_0003)
+        var random = SeededGenerator(seed: 0x5EED_0003)
         let scheduler = TestScheduler<VirtualTime, Never>()
         let count = 2_000
         let starts = (0..<count).map { _ in Int.random(in: 0..<100, using: &random) }
@@ -292,19 +292,4 @@ import Testing
 /// The instant `nanoseconds` after zero.
 private func at(_ nanoseconds: Int) -> VirtualTime {
     VirtualTime(nanoseconds: nanoseconds)
-}
-
-/// SplitMix64: a small seeded generator, so that the random schedules are the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

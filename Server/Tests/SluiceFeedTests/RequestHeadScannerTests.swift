@@ -1,21 +1,11 @@
 @testable import SluiceFeed
+import SluiceTesting
 import Testing
 
 /// The event-loop path's reader of request heads, fed thousands of generated heads and random
-/// bytes, whole and in random pieces (a seeded generator: a failure names its case, and reruns).
+/// bytes, whole and in random pieces (SluiceTesting's `SeededGenerator`: a failure names its case,
+/// and reruns).
 @Suite struct RequestHeadScannerTests {
-    /// SplitMix64: the same cases on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// `bytes` scanned in pieces cut at `cuts`: the outcome, a completion's offset made absolute.
     static func scan(_ bytes: [UInt8], cuts: [Int], maximumLine: Int, maximumHead: Int) -> RequestHeadScanner.Outcome {
         var scanner = RequestHeadScanner(maximumLine: maximumLine, maximumHead: maximumHead)
@@ -30,16 +20,16 @@ import Testing
         return .incomplete
     }
 
-    static func randomCuts(_ count: Int, using random: inout Seeded) -> [Int] {
+    static func randomCuts(_ count: Int, using random: inout SeededGenerator) -> [Int] {
         (0..<Int.random(in: 0...6, using: &random)).map { _ in Int.random(in: 0...count, using: &random) }
     }
 
-    static func printable(_ count: Int, using random: inout Seeded) -> [UInt8] {
+    static func printable(_ count: Int, using random: inout SeededGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
     }
 
     @Test func generatedHeadsAreTakenOrRefusedByTheirBoundsInAnyPieces() {
-        var random = Seeded(state: 46_048)
+        var random = SeededGenerator(seed: 46_048)
         var seen: [String: Int] = [:]
         for index in 0..<4_000 {
             let maximumLine = Int.random(in: 16...600, using: &random)
@@ -73,7 +63,7 @@ import Testing
     }
 
     @Test func randomBytesNeverPassTheBoundsAndPiecesNeverChangeTheOutcome() {
-        var random = Seeded(state: 48_003)
+        var random = SeededGenerator(seed: 48_003)
         let alphabet: [UInt8] = [10, 13, 10, 13, 0x20, 0x41, 0x3A, 0x00, 0xFF, 0x80]
         for index in 0..<4_000 {
             let maximumLine = Int.random(in: 1...200, using: &random)

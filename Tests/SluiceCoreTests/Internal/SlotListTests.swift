@@ -1,4 +1,5 @@
 @testable import SluiceCore
+import SluiceTesting
 import Testing
 
 /// An element that remembers its name, to read the list's order back.

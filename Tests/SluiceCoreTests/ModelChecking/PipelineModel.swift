@@ -1,4 +1,5 @@
 import SluiceCore
+import SluiceTesting
 
 /// The error the model's failing sources end with.
 struct ModelError: Error, Equatable, CustomStringConvertible {
@@ -11,22 +12,6 @@ struct ModelStream: Equatable, CustomStringConvertible {
     var failed: Bool
 
     var description: String { "\(values) then \(failed ? "failure" : "finished")" }
-}
-
-/// A small, seeded, reproducible random generator (SplitMix64), so that a failing case is found
-/// again from its seed alone.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// One operator of a random pipeline: how it transforms a publisher, and the same transformation

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceTesting
 import Testing
 
 /// One random case: a source, a pipeline of operators, and the demand a subscriber exercises it
