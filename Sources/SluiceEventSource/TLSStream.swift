@@ -47,7 +47,7 @@ final class TLSStream: @unchecked Sendable {
 
     /// Connects (through the proxy `options` name, if any) and completes the TLS handshake;
     /// with `encrypted` false, a plain TCP connection over NIO (only for the measurement that
-    /// keeps `http:` and `ws:` on POSIX sockets: docs/FIGURES.md, "one stack or two").
+    /// keeps `http:` and `ws:` on POSIX sockets: docs/FIGURES.md, "One stack or two").
     func open(port: Int, options: EventSource.TLSOptions, encrypted: Bool = true) throws(End) {
         let context = try Self.context(for: options)
         // An IP address is no server name: NIOSSL then checks the certificate against the address.
@@ -348,6 +348,7 @@ final class TLSStream: @unchecked Sendable {
     }
 
     private static func certificates(_ pem: EventSource.TLSOptions.PEM) throws -> [NIOSSLCertificate] {
+        try requireFile(pem)
         do {
             let certificates = switch pem {
             case .file(let path): try NIOSSLCertificate.fromPEMFile(path)
@@ -363,6 +364,7 @@ final class TLSStream: @unchecked Sendable {
     }
 
     private static func privateKey(_ pem: EventSource.TLSOptions.PEM) throws -> NIOSSLPrivateKey {
+        try requireFile(pem)
         do {
             return switch pem {
             case .file(let path): try NIOSSLPrivateKey(file: path, format: .pem)
@@ -371,6 +373,15 @@ final class TLSStream: @unchecked Sendable {
         } catch {
             throw End.failure(.tlsFailed("the private key in \(pem.name) cannot be read: \(error)"))
         }
+    }
+}
+
+extension TLSStream {
+    /// Throws a sentence if `pem` names a file that cannot be read.
+    private static func requireFile(_ pem: EventSource.TLSOptions.PEM) throws {
+        guard case .file(let path) = pem, !FileManager.default.isReadableFile(atPath: path) else { return }
+        let exists = FileManager.default.fileExists(atPath: path)
+        throw End.failure(.tlsFailed(exists ? "the file \(path) cannot be read" : "there is no file \(path)"))
     }
 }
 

@@ -24,8 +24,13 @@ struct TestCertificates: Sendable {
         try TestCertificates.make()
     }
 
+    /// The folder of this process's certificates, removed when it exits.
+    private static let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("sluice-tls-\(ProcessInfo.processInfo.processIdentifier)")
+
     private static func make() throws(TestCertificateError) -> TestCertificates {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tls-\(UUID().uuidString)")
+        let folder = Self.folder
+        atexit { try? FileManager.default.removeItem(at: TestCertificates.folder) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n"
