@@ -93,7 +93,9 @@ struct OneStackMeasurement {
         rewind(file)
         var text = ""
         var line = [CChar](repeating: 0, count: 512)
-        while fgets(&line, Int32(line.count), file) != nil { text += String(cString: line) }
+        while fgets(&line, Int32(line.count), file) != nil {
+            text += String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         // The totals follow the last </heap>.
         let totals = text.components(separatedBy: "</heap>").last ?? ""
         func size(_ element: String) -> Int {
