@@ -158,6 +158,30 @@ let serverTargets: [Target] = [
         path: "Server/Sources/SluiceVapor"),
 ]
 
+// The trait `TLS`: `https:` and `wss:` off Apple's systems through SwiftNIO SSL (BoringSSL on
+// NIO's sockets), under the client's own HTTP and WebSocket code, so that the four schemes behave
+// alike (demand, backpressure, failures), with custom trust roots and client certificates
+// (`EventSource.Configuration.tls`). Its packages are dependencies only under the trait and off
+// Apple's systems (where URLSession makes every connection): a client without it resolves none.
+//
+//     .package(url: "https://github.com/sluice-swift/Sluice.git", from: "1.0.0", traits: ["TLS"]),
+//
+// or `swift build --traits TLS --product sluice-tail`. The tests need the trait too:
+// `swift test --traits TLS --scratch-path .build-tls --filter TLS`.
+let tlsDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+]
+
+/// `product` of `package`, a dependency only with the trait `TLS` and off Apple's systems.
+func tls(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(platforms: nonApple, traits: ["TLS"]))
+}
+
+/// What the client (and its tests) take under the trait `TLS`.
+let tlsClient: [Target.Dependency] = [
+    tls("NIOCore", "swift-nio"), tls("NIOPosix", "swift-nio"), tls("NIOTLS", "swift-nio"), tls("NIOSSL", "swift-nio-ssl"),
+]
+
 // Swift 6 language mode (the tools version's default) gives complete concurrency checking.
 let package = Package(
     name: "Sluice",
@@ -188,12 +212,16 @@ let package = Package(
             enabledTraits: ["Server"]
         ),
         .trait(
+            name: "TLS",
+            description: "SluiceEventSource reads https: and wss: off Apple's systems through SwiftNIO SSL, under its own HTTP and WebSocket client (as http: and ws:), with custom trust roots and client certificates; sluice-tail follows https: and wss: feeds. Brings swift-nio and swift-nio-ssl."
+        ),
+        .trait(
             name: "Vapor",
             description: "Server, and SluiceVapor: the feed's SSE responses and WebSocket for Vapor 4.",
             enabledTraits: ["Server"]
         ),
     ],
-    dependencies: serverDependencies,
+    dependencies: serverDependencies + tlsDependencies,
     targets: [
         .target(name: "SluiceSanitizer"),
         .target(name: "SluiceCore", dependencies: ["SluiceSanitizer"]),
@@ -203,12 +231,12 @@ let package = Package(
         .testTarget(name: "SluiceTimelineTests", dependencies: ["SluiceTimeline", "SluiceCore"]),
         // A client of Server-Sent Events streams: Foundation and the Combine API only (Apple's
         // Combine on Apple's systems, Sluice elsewhere).
-        .target(name: "SluiceEventSource", dependencies: [.target(name: "Sluice", condition: .when(platforms: nonApple))]),
+        .target(name: "SluiceEventSource", dependencies: [.target(name: "Sluice", condition: .when(platforms: nonApple))] + tlsClient),
         .testTarget(name: "SluiceEventSourceTests", dependencies: [
             "SluiceEventSource",
             .target(name: "Sluice", condition: .when(platforms: nonApple)),
             .target(name: "SluiceTesting", condition: .when(platforms: nonApple)),
-        ]),
+        ] + tlsClient),
         .executableTarget(name: "sluice-tail", dependencies: ["SluiceEventSource"]),
         .target(name: "SluiceExamples", dependencies: ["Sluice", "SluiceTimeline"]),
         .executableTarget(name: "sluice-examples", dependencies: ["SluiceExamples"]),

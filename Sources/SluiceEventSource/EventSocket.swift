@@ -53,10 +53,12 @@ import Sluice
 ///
 /// **Where it runs.** On Apple's systems a connection is a `URLSessionWebSocketTask`. Elsewhere, a
 /// `ws:` URL is read by the client's own WebSocket implementation on a POSIX socket (one thread
-/// per connection); a `wss:` URL needs FoundationNetworking's `URLSessionWebSocketTask`, which
-/// needs a libcurl built with WebSocket support — without one the publisher fails with
-/// ``EventSourceError/webSocketUnavailable`` (read such a feed with ``EventSource`` instead, or
-/// through a TLS-terminating proxy).
+/// per connection). A `wss:` URL is read by the same implementation over a TLS connection of
+/// SwiftNIO SSL in a build with the package trait `TLS` (``EventSource/Configuration/tls``: trust
+/// roots, client certificate, proxy); without the trait it needs FoundationNetworking's
+/// `URLSessionWebSocketTask`, which needs a libcurl built with WebSocket support — without one the
+/// publisher fails with ``EventSourceError/webSocketUnavailable`` (build with the trait, or read
+/// such a feed with ``EventSource``).
 ///
 /// **Many topics.** Over a Sluice feed's socket of topics (`GET /ws?topic=a…`, SluiceFeed's
 /// `FeedSocketTopics`), ``init(url:topics:configuration:session:onConnectionEvent:)`` follows
@@ -281,16 +283,19 @@ struct EventSocketConnector: @unchecked Sendable {   // its configuration is onl
         #if canImport(Darwin)
         let useSession = true
         #else
-        let useSession = request.url?.scheme?.lowercased() == "wss"
+        let useSession = request.url?.scheme?.lowercased() == "wss" && !PlainSocket.speaksTLS
         #endif
-        if useSession {
+        if useSession && !configuration.tls.isDefault {
+            // The session's TLS is not the options': fail rather than trust otherwise than asked.
+            DispatchQueue.global().async { driver.ended(id: id, with: .failure(.tlsOptionsUnavailable)) }
+        } else if useSession {
             SessionSocketConnection(id: id, driver: driver)
                 .start(request: request, configuration: sessionConfiguration, maximumMessageSize: configuration.maximumEventSize)
         } else {
             #if !canImport(Darwin)
             let connection = WebSocketConnection(id: id, driver: driver, request: request,
                                                  maximumMessageSize: configuration.maximumEventSize,
-                                                 idleTimeout: configuration.idleTimeout)
+                                                 idleTimeout: configuration.idleTimeout, tls: configuration.tls)
             if driver.attach(connection, id: id) { connection.start() }
             #endif
         }

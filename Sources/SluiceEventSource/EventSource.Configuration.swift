@@ -50,6 +50,11 @@ extension EventSource {
         /// and reconnects (60 seconds; a Sluice feed sends a heartbeat every 15 seconds). Applied
         /// as the request's `timeoutInterval`.
         public var idleTimeout: Duration
+        /// Whom `https:` and `wss:` connections trust, the client certificate they present, and
+        /// their proxy (the defaults: the system's roots, none, `https_proxy`). Applied by the TLS
+        /// stack — off Apple's systems, with the package trait `TLS`; elsewhere options other
+        /// than the defaults fail the stream with ``EventSourceError/tlsOptionsUnavailable``.
+        public var tls: TLSOptions
 
         /// A configuration; every argument has its documented default.
         ///
@@ -64,11 +69,12 @@ extension EventSource {
         ///   - recognizesSluiceControlEvents: Typed `reset`, `dropped` and `shutdown` (`true`).
         ///   - maximumEventSize: The most bytes one event may take (4 MiB).
         ///   - idleTimeout: The silence after which a connection is taken as lost (60 s).
+        ///   - tls: Trust roots, client certificate and proxy of TLS connections (the system's roots, none, `https_proxy`).
         public init(reconnectionTime: Duration = .seconds(3), maximumBackoff: Duration = .seconds(30),
                     jitter: Double = 0.5, maximumAttempts: Int? = nil, maximumRetryTime: Duration? = nil,
                     bufferSize: Int = 64, readAhead: Int = 256 << 10,
                     recognizesSluiceControlEvents: Bool = true, maximumEventSize: Int = 4 << 20,
-                    idleTimeout: Duration = .seconds(60)) {
+                    idleTimeout: Duration = .seconds(60), tls: TLSOptions = TLSOptions()) {
             precondition(maximumAttempts.map { $0 >= 1 } ?? true, "EventSource.Configuration: maximumAttempts must be at least 1")
             precondition(bufferSize >= 1, "EventSource.Configuration: bufferSize must be at least 1")
             precondition(readAhead >= 0, "EventSource.Configuration: readAhead must not be negative")
@@ -83,6 +89,7 @@ extension EventSource {
             self.recognizesSluiceControlEvents = recognizesSluiceControlEvents
             self.maximumEventSize = maximumEventSize
             self.idleTimeout = idleTimeout
+            self.tls = tls
         }
 
         /// The wait before attempt `failures + 1`, where `failures` consecutive attempts failed

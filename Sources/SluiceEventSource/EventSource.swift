@@ -71,10 +71,10 @@ import Sluice
 /// ``Configuration/bufferSize`` more are held; when that buffer is full the client stops reading
 /// the stream, so the server's own flow control (and a Sluice feed's slow-client policy, which says
 /// what it dropped with `dropped`) takes over. Nothing is dropped by the client. On Apple's systems
-/// the data task is suspended, and off them an `http:` URL is read by the module's own HTTP/1.1
-/// client, whose thread stops reading; either is resumed once the subscriber has taken half the
-/// buffer, and the connection stays open. Elsewhere off Apple's systems (`https:`, or a session
-/// of the caller's) the data task is FoundationNetworking's, which cannot suspend a transfer: the
+/// the data task is suspended, and off them an `http:` URL (and an `https:` one, with the package
+/// trait `TLS`) is read by the module's own HTTP/1.1 client, whose thread stops reading; either is
+/// resumed once the subscriber has taken half the buffer, and the connection stays open. Elsewhere
+/// off Apple's systems (`https:` without the trait, or a session of the caller's) the data task is FoundationNetworking's, which cannot suspend a transfer: the
 /// client reads on, holding what arrives unparsed, until ``Configuration/readAhead`` bytes
 /// (256 KiB) wait behind the full buffer; then it closes the connection and, once the subscriber
 /// has taken what was held, reopens it with `Last-Event-ID`: a server that resumes by event ID (as
@@ -88,9 +88,18 @@ import Sluice
 /// **Off Apple's systems, `http:`.** The module's own client sends the request's headers and the
 /// cookies `HTTPCookieStorage.shared` holds for the URL, stores the cookies the server sets,
 /// follows up to 20 redirects (dropping `Authorization` and `Cookie` for another origin; one to
-/// `https:` goes on as a data task), and reads chunked, sized and close-delimited bodies. A data
-/// task reads the URL instead when the caller passes a session, when the request is not a `GET`
-/// without a body, or when `http_proxy` or `all_proxy` is set (libcurl's proxy).
+/// `https:` goes on as a data task, or in the same client with the trait `TLS`), and reads
+/// chunked, sized and close-delimited bodies. A data task reads the URL instead when the caller
+/// passes a session, when the request is not a `GET` without a body, or when `http_proxy` or
+/// `all_proxy` is set (libcurl's proxy).
+///
+/// **Off Apple's systems, `https:`, with the package trait `TLS`.** The same client, over a TLS
+/// connection of SwiftNIO SSL: the same demand, backpressure, resume and failures as `http:`.
+/// ``Configuration/tls`` sets its trust roots, whether the system's count too, a client
+/// certificate (mutual TLS), and its proxy: a `CONNECT` tunnel through `https_proxy` (or
+/// `all_proxy`) unless `no_proxy` lists the host, or through a proxy given there. A failed
+/// handshake is a failed attempt with ``EventSourceError/tlsFailed(_:)``, which says why (a
+/// certificate not trusted, a port that does not speak TLS, a client certificate required).
 ///
 /// **Many topics.** ``init(url:topics:configuration:session:onConnectionEvent:)`` follows several
 /// topics of a Sluice feed on one connection (`?topic=a&topic=b`): each event names its topic and

@@ -39,9 +39,17 @@ public indirect enum EventSourceError: Error, Sendable, Hashable {
     case closed(code: Int, reason: String)
     /// The server broke the HTTP or WebSocket protocol: what it did.
     case protocolViolation(String)
-    /// An ``EventSocket`` on a `wss:` URL where FoundationNetworking's `URLSessionWebSocketTask`
-    /// cannot run: its libcurl was built without WebSocket support.
+    /// An ``EventSocket`` on a `wss:` URL off Apple's systems in a build without the package
+    /// trait `TLS`, where FoundationNetworking's `URLSessionWebSocketTask` cannot run: its
+    /// libcurl was built without WebSocket support. The trait `TLS` reads `wss:` with the
+    /// module's own WebSocket client over SwiftNIO SSL.
     case webSocketUnavailable
+    /// The configuration's ``EventSource/Configuration/tls`` options (trust roots, a client
+    /// certificate, a proxy) are not the defaults, and the connection is not made by the module's
+    /// TLS stack, which applies them: a build without the package trait `TLS`, or Apple's
+    /// systems, where URLSession makes every connection (its session's delegate decides trust
+    /// there).
+    case tlsOptionsUnavailable
     /// Nothing accepts connections at `address` (`host:port`): the connection was refused.
     /// Retried.
     case connectionRefused(address: String)
@@ -97,7 +105,12 @@ extension EventSourceError: CustomStringConvertible {
             return sentence("The server broke the protocol: \(what)")
         case .webSocketUnavailable:
             return "wss: is not available here: this system's URLSessionWebSocketTask needs a libcurl built with "
-                + "WebSocket support. Read the feed's Server-Sent Events over https: instead."
+                + "WebSocket support. Build with the package trait TLS (swift build --traits TLS), which reads wss: "
+                + "over SwiftNIO SSL, or read the feed's Server-Sent Events over https: instead."
+        case .tlsOptionsUnavailable:
+            return "The configuration's TLS options (trust roots, a client certificate, a proxy) are applied only by the "
+                + "TLS stack of the package trait TLS, off Apple's systems: build with --traits TLS, or, on Apple's "
+                + "systems, decide trust in the URLSession's delegate."
         case .connectionRefused(let address):
             return "The connection to \(address) was refused: nothing listens on that port."
         case .hostNotFound(let host, let detail):

@@ -166,8 +166,8 @@ final class EventStreamDriver<Decoder: EventStreamDecoder>: Subscription, Custom
 
 /// How an ``EventSource`` opens its connections: a `URLSessionDataTask` each, whose delegate
 /// (``EventSourceConnection``) reports to the driver; off Apple's systems, for an `http:` URL
-/// without a session of the caller's, an ``HTTPStreamConnection`` (which can pause a stream
-/// without closing it).
+/// (and an `https:` one with the package trait `TLS`) without a session of the caller's, an
+/// ``HTTPStreamConnection`` (which can pause a stream without closing it).
 struct EventSourceConnector: @unchecked Sendable {   // its configuration and queue are only read
     typealias Driver = EventStreamDriver<EventStreamParser>
     private let request: URLRequest
@@ -213,11 +213,16 @@ struct EventSourceConnector: @unchecked Sendable {   // its configuration and qu
         #if !canImport(Darwin)
         if session == nil && HTTPStreamConnection.serves(request) {
             let connection = HTTPStreamConnection(id: id, driver: driver, request: request, idleTimeout: configuration.idleTimeout,
-                                                  handOver: { dataTask(for: $0, driver: driver, id: id) })
+                                                  tls: configuration.tls, handOver: { dataTask(for: $0, driver: driver, id: id) })
             if driver.attach(connection, id: id) { connection.start() }
             return
         }
         #endif
+        if request.url?.scheme?.lowercased() == "https" && !configuration.tls.isDefault {
+            // A data task's TLS is not the options': fail rather than trust otherwise than asked.
+            DispatchQueue.global().async { driver.ended(id: id, with: .failure(.tlsOptionsUnavailable)) }
+            return
+        }
         let (task, ownSession) = dataTask(for: request, driver: driver, id: id)
         if driver.attach(task, id: id) {
             task.resume()

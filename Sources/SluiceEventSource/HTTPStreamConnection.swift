@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// A Server-Sent Events request (HTTP/1.1) on a ``PlainSocket``, for `http:` URLs off Apple's
-/// systems. FoundationNetworking cannot suspend a transfer, so with a data task a full buffer
+/// systems, and `https:` ones with the package trait `TLS` (the socket is then a TLS connection). FoundationNetworking cannot suspend a transfer, so with a data task a full buffer
 /// can only end in closing the connection and resuming after the last event; here suspending
 /// stops the connection's thread before its next read, the connection stays open, and TCP's
 /// flow control holds the server back.
@@ -30,22 +30,30 @@ final class HTTPStreamConnection: EventStreamConnection, @unchecked Sendable {
     /// The data task a redirect to another scheme handed the request to.
     private let handedOver = Locked<URLSessionDataTask?>(nil)
 
-    /// Whether this transport serves `request` made without a session of the caller's: an
-    /// `http:` GET without a body, with no proxy set in the environment for libcurl (a data task
-    /// would go through it).
+    /// Whether this transport serves `request` made without a session of the caller's: a GET
+    /// without a body, of an `http:` URL with no proxy set in the environment for libcurl (a data
+    /// task would go through it), or (with the trait `TLS`) of an `https:` URL, whose TLS
+    /// connection goes through the environment's proxy itself.
     static func serves(_ request: URLRequest) -> Bool {
-        guard request.url?.scheme?.lowercased() == "http", request.httpMethod ?? "GET" == "GET",
+        guard let scheme = request.url?.scheme?.lowercased(), readsItself(scheme), request.httpMethod ?? "GET" == "GET",
               request.httpBody == nil, request.httpBodyStream == nil else { return false }
+        guard scheme == "http" else { return true }
         let environment = ProcessInfo.processInfo.environment
         return ["http_proxy", "all_proxy", "ALL_PROXY"].allSatisfy { environment[$0, default: ""].isEmpty }
     }
 
-    init(id: UInt64, driver: Driver, request: URLRequest, idleTimeout: Duration, handOver: @escaping HandOver) {
+    /// Whether this transport reads URLs of `scheme`: `http`, and `https` with the trait `TLS`.
+    static func readsItself(_ scheme: String) -> Bool {
+        scheme == "http" || scheme == "https" && PlainSocket.speaksTLS
+    }
+
+    init(id: UInt64, driver: Driver, request: URLRequest, idleTimeout: Duration, tls: EventSource.TLSOptions,
+         handOver: @escaping HandOver) {
         self.id = id
         self.driver = driver
         self.request = request
         self.handOver = handOver
-        socket = PlainSocket(idleTimeout: idleTimeout)
+        socket = PlainSocket(idleTimeout: idleTimeout, tls: tls)
     }
 
     /// Starts the connection's thread.
@@ -81,7 +89,7 @@ final class HTTPStreamConnection: EventStreamConnection, @unchecked Sendable {
             var redirects = 0
             var head: PlainSocket.ResponseHead
             while true {
-                try socket.connect(to: url, defaultPort: 80)
+                try socket.connect(to: url)
                 try socket.write(PlainSocket.requestHead(method: "GET", url: url, headers: withCookies(headers, for: url)))
                 repeat { head = try socket.readResponseHead() } while (100..<200).contains(head.status)
                 storeCookies(of: head, from: url)
@@ -95,7 +103,7 @@ final class HTTPStreamConnection: EventStreamConnection, @unchecked Sendable {
                     headers = headers.filter { !["authorization", "cookie"].contains($0.key.lowercased()) }
                 }
                 url = next
-                guard next.scheme?.lowercased() == "http" else { return handOver(to: next, headers: headers) }
+                guard Self.readsItself(next.scheme?.lowercased() ?? "") else { return handOver(to: next, headers: headers) }
             }
             let answer = StreamAnswer.eventStream(status: head.status, contentType: head.headers["content-type"],
                                                   retryAfter: StreamAnswer.retryAfter(head.headers["retry-after"]))

@@ -12,6 +12,10 @@ import Android
 /// ``HTTPStreamConnection``): blocking reads and writes on the connection's own thread, an idle
 /// timeout on both, a pause the thread waits out before its next read, and a cancel that wakes
 /// whatever it is blocked in.
+///
+/// `http:` and `ws:` URLs are a POSIX socket; `https:` and `wss:` ones, with the package trait
+/// `TLS`, a ``TLSStream`` (SwiftNIO SSL), read and written through the same calls: the HTTP and
+/// WebSocket code above does not know which it has.
 final class PlainSocket: @unchecked Sendable {
     /// Why a connection's reading ends.
     enum End: Error {
@@ -36,9 +40,15 @@ final class PlainSocket: @unchecked Sendable {
     }
 
     private let idleTimeout: Duration
-    /// Guards `fd`, `paused` and `cancelled`; the reading thread waits on it while paused.
+    /// What `https:` and `wss:` connections trust and present.
+    private let tlsOptions: EventSource.TLSOptions
+    /// Guards `fd`, `secure`, `paused` and `cancelled`; the reading thread waits on it while paused.
     private let condition = NSCondition()
     private var fd: Int32 = -1
+    #if TLS
+    /// The TLS connection, for `https:` and `wss:` (`fd` is then -1).
+    private var secure: TLSStream?
+    #endif
     private var paused = false
     private var cancelled = false
     /// Bytes read; those before `consumed` are used.
@@ -47,8 +57,24 @@ final class PlainSocket: @unchecked Sendable {
     /// What one `recv` reads into.
     private var chunk = [UInt8](repeating: 0, count: 65_536)
 
-    init(idleTimeout: Duration) {
+    init(idleTimeout: Duration, tls: EventSource.TLSOptions = EventSource.TLSOptions()) {
         self.idleTimeout = idleTimeout
+        tlsOptions = tls
+    }
+
+    #if TLS
+    /// Whether `http:` and `ws:` go over NIO too, unencrypted (`false`: a POSIX socket). Only the
+    /// measurement behind keeping them on POSIX sockets sets it (docs/FIGURES.md).
+    static let plainOverNIO = Locked(false)
+    #endif
+
+    /// Whether this build reads `https:` and `wss:` itself (the package trait `TLS`).
+    static var speaksTLS: Bool {
+        #if TLS
+        true
+        #else
+        false
+        #endif
     }
 
     // MARK: Any thread
@@ -59,8 +85,14 @@ final class PlainSocket: @unchecked Sendable {
         condition.lock()
         cancelled = true
         if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        #if TLS
+        let secure = secure
+        #endif
         condition.broadcast()
         condition.unlock()
+        #if TLS
+        secure?.cancel()
+        #endif
     }
 
     /// Stops the reading thread at its next ``waitWhilePaused()``.
@@ -83,13 +115,33 @@ final class PlainSocket: @unchecked Sendable {
 
     // MARK: The connection's thread
 
-    /// Connects to `url`'s host and port (`defaultPort` if it names none), closing any earlier
-    /// connection first.
-    func connect(to url: URL, defaultPort: Int) throws(End) {
+    /// Connects to `url`'s host and port (80, or 443 for `https:` and `wss:`, if it names none),
+    /// closing any earlier connection first; with TLS for `https:` and `wss:`.
+    func connect(to url: URL) throws(End) {
         close()
         guard let rawHost = url.host else { throw .failure(.invalidRequest) }
         let host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
-        let port = url.port ?? defaultPort
+        let isSecure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+        let port = url.port ?? (isSecure ? 443 : 80)
+        #if TLS
+        let overNIO = isSecure || Self.plainOverNIO.withLock { $0 }
+        #else
+        let overNIO = isSecure
+        #endif
+        if overNIO {
+            #if TLS
+            let stream = TLSStream.make(host: host, port: port, idleTimeout: idleTimeout)
+            condition.lock()
+            let proceed = !cancelled
+            if proceed { secure = stream }
+            condition.unlock()
+            guard proceed else { throw .cancelled }
+            try stream.open(port: port, options: tlsOptions, encrypted: isSecure)
+            return
+            #else
+            throw .failure(.invalidRequest)
+            #endif
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -148,7 +200,14 @@ final class PlainSocket: @unchecked Sendable {
         condition.lock()
         if fd >= 0 { closeDescriptor(fd) }
         fd = -1
+        #if TLS
+        let secure = secure
+        self.secure = nil
+        #endif
         condition.unlock()
+        #if TLS
+        secure?.close()
+        #endif
         input.removeAll()
         consumed = 0
     }
@@ -216,6 +275,18 @@ final class PlainSocket: @unchecked Sendable {
             input.removeFirst(consumed)
             consumed = 0
         }
+        #if TLS
+        if let secure = condition.withLock({ secure }) {
+            let count = try secure.receive(into: &chunk)
+            if count > 0 {
+                input.append(contentsOf: chunk[0..<count])
+                return true
+            }
+            if isCancelled { throw .cancelled }
+            if endIsLost { throw .lost(.connectionLost("the server closed the connection")) }
+            return false
+        }
+        #endif
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 {
             input.append(contentsOf: chunk[0..<count])
@@ -271,6 +342,9 @@ final class PlainSocket: @unchecked Sendable {
 
     /// Writes all of `bytes`.
     func write(_ bytes: [UInt8]) throws(End) {
+        #if TLS
+        if let secure = condition.withLock({ secure }) { return try secure.write(bytes) }
+        #endif
         try write(bytes, to: fd)
     }
 
@@ -278,6 +352,9 @@ final class PlainSocket: @unchecked Sendable {
     /// connection's thread may close its own meanwhile (a cancel's shutdown ends the write too).
     /// Callers take turns: two writes at once would interleave their bytes.
     func writeFromAnyThread(_ bytes: [UInt8]) throws(End) {
+        #if TLS
+        if let secure = condition.withLock({ cancelled ? nil : secure }) { return try secure.write(bytes) }
+        #endif
         condition.lock()
         let copy = fd >= 0 && !cancelled ? dup(fd) : -1
         condition.unlock()

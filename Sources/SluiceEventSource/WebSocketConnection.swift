@@ -4,7 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A WebSocket client connection (RFC 6455) on a ``PlainSocket``, for `ws:` URLs where
+/// A WebSocket client connection (RFC 6455) on a ``PlainSocket``, for `ws:` URLs (and `wss:` ones
+/// with the package trait `TLS`, the socket then a TLS connection) where
 /// Foundation's `URLSessionWebSocketTask` cannot run (FoundationNetworking needs a libcurl built
 /// with WebSocket support, which Linux distributions do not ship). It reads; it answers pings and
 /// closes, sends pings of its own when the stream is silent, and sends the text messages of a
@@ -26,12 +27,13 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
     /// text messages, never interleave.
     private let writing = Locked(())
 
-    init(id: UInt64, driver: Driver, request: URLRequest, maximumMessageSize: Int, idleTimeout: Duration) {
+    init(id: UInt64, driver: Driver, request: URLRequest, maximumMessageSize: Int, idleTimeout: Duration,
+         tls: EventSource.TLSOptions) {
         self.id = id
         self.driver = driver
         self.request = request
         self.maximumMessageSize = maximumMessageSize
-        socket = PlainSocket(idleTimeout: idleTimeout)
+        socket = PlainSocket(idleTimeout: idleTimeout, tls: tls)
     }
 
     /// Starts the connection's thread.
@@ -57,7 +59,7 @@ final class WebSocketConnection: EventStreamConnection, @unchecked Sendable {
         let end: End
         do throws(End) {
             guard let url = request.url else { throw End.failure(.invalidRequest) }
-            try socket.connect(to: url, defaultPort: 80)
+            try socket.connect(to: url)
             try handshake(url: url)
             try readMessages()
         } catch {

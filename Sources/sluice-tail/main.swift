@@ -4,8 +4,11 @@
 // as it happens; -v adds each connection and resume. With --topic (repeatable) it follows several
 // topics of a Sluice feed on one connection (`/events?topic=a&topic=b`, or a socket of topics on
 // `/ws`), each line naming its event's topic, and every topic resumes after its own last event.
+// Built with the package trait TLS (`swift build --traits TLS --product sluice-tail`), https and wss
+// go through SwiftNIO SSL on Linux, with --cacert, --no-system-roots, --cert and --key.
 //
-//     sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]... URL
+//     sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]...
+//                 [--cacert PATH]... [--no-system-roots] [--cert PATH --key PATH] URL
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,7 +16,8 @@ import FoundationNetworking
 import SluiceEventSource
 
 let usageText = """
-    usage: sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]... URL
+    usage: sluice-tail [-v] [--max-attempts N] [--header 'Name: value']... [--last-event-id ID] [--topic T]...
+                       [--cacert PATH]... [--no-system-roots] [--cert PATH --key PATH] URL
 
     Prints the events of a Server-Sent Events stream (http:, https:) or of a Sluice feed's WebSocket
     stream (ws:, wss:), one line each, and resumes after the last event whenever the connection drops.
@@ -24,6 +28,11 @@ let usageText = """
       -t, --topic T               follow topic T of a Sluice feed (repeatable: several topics on one
                                   connection, each line naming its topic)
       --max-attempts N            give up (exit 1) after N consecutive failed attempts
+      --cacert PATH               also trust the CA certificates in the PEM file PATH (repeatable)
+      --no-system-roots           trust only the --cacert certificates, not the system's
+      --cert PATH, --key PATH     present this client certificate (PEM chain) and key (mutual TLS)
+                                  (these four: off Apple's systems, only in a build with the trait
+                                  TLS: swift build --traits TLS --product sluice-tail)
       -v, --verbose               also write each connection and resume to stderr
       -h, --help                  print this and exit
 
@@ -46,6 +55,9 @@ var urlString: String?
 var verbose = false
 var maximumAttempts: Int?
 var topics: [String] = []
+var tls = EventSource.TLSOptions()
+var certificate: String?
+var key: String?
 while let argument = arguments.popFirst() {
     switch argument {
     case "--header", "-H":
@@ -60,6 +72,17 @@ while let argument = arguments.popFirst() {
     case "--max-attempts":
         guard let count = arguments.popFirst().flatMap({ Int($0) }), count >= 1 else { usage() }
         maximumAttempts = count
+    case "--cacert":
+        guard let path = arguments.popFirst() else { usage() }
+        tls.trustRoots.append(.file(path))
+    case "--no-system-roots":
+        tls.trustsSystemRoots = false
+    case "--cert":
+        guard let path = arguments.popFirst() else { usage() }
+        certificate = path
+    case "--key":
+        guard let path = arguments.popFirst() else { usage() }
+        key = path
     case "--verbose", "-v":
         verbose = true
     case "--help", "-h":
@@ -71,6 +94,22 @@ while let argument = arguments.popFirst() {
     }
 }
 guard let urlString, let url = URL(string: urlString) else { usage() }
+switch (certificate, key) {
+case (let certificate?, let key?):
+    tls.clientCertificate = .init(certificateChain: .file(certificate), privateKey: .file(key))
+case (nil, nil):
+    break
+default:
+    printError("--cert and --key go together")
+    usage()
+}
+#if !TLS || canImport(Darwin)
+if tls != EventSource.TLSOptions() {
+    printError("--cacert, --no-system-roots, --cert and --key need the TLS stack of the package trait TLS, off Apple's systems: "
+        + "swift build --traits TLS --product sluice-tail")
+    exit(2)
+}
+#endif
 
 let overWebSocket = ["ws", "wss"].contains(url.scheme?.lowercased() ?? "")
 // A stream of several topics over Server-Sent Events names them in its URL; a socket of topics
@@ -121,7 +160,7 @@ let report: @Sendable (EventSource.ConnectionEvent) -> Void = { [verbose] event 
 }
 
 do {
-    let configuration = EventSource.Configuration(maximumAttempts: maximumAttempts)
+    let configuration = EventSource.Configuration(maximumAttempts: maximumAttempts, tls: tls)
     let events: any AsyncSequence<EventSource.Event, any Error> = overWebSocket
         ? EventSocket(request: request, topics: topics, configuration: configuration, onConnectionEvent: report).events
         : EventSource(request: request, configuration: configuration, onConnectionEvent: report).events

@@ -466,14 +466,16 @@ struct EventSocketTests {
         }
     }
 
-    #if !canImport(Darwin)
-    /// `wss:` goes to FoundationNetworking's `URLSessionWebSocketTask`: with Debian's libcurl,
-    /// built without WebSocket support, it fails at once rather than retrying for ever.
+    #if !canImport(Darwin) && !TLS
+    /// Without the trait `TLS`, `wss:` goes to FoundationNetworking's `URLSessionWebSocketTask`:
+    /// with Debian's libcurl, built without WebSocket support, it fails at once rather than
+    /// retrying for ever, with a sentence that names the trait.
     @Test func wssWithoutACurlWebSocketFailsAtOnce() async throws {
         let subscriber = RecordingSubscriber()
         EventSocket(url: URL(string: "wss://127.0.0.1:9/ws")!, configuration: quick).subscribe(subscriber)
         #expect(await subscriber.completions.wait(forCount: 1))
         #expect(subscriber.completions.values == [.failure(.webSocketUnavailable)])
+        #expect(EventSourceError.webSocketUnavailable.description.contains("--traits TLS"))
     }
     #endif
 }

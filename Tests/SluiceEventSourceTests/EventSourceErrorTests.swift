@@ -8,7 +8,7 @@ struct EventSourceErrorTests {
     static let errors: [EventSourceError] = [
         .status(404), .status(503), .contentType("text/html"), .contentType(nil), .invalidRequest,
         .eventTooLarge(limit: 4_194_304), .subscriberTooSlow(limit: 4_194_304), .closed(code: 1008, reason: "policy"),
-        .closed(code: 4000, reason: ""), .protocolViolation("a chunk size of \"zz\""), .webSocketUnavailable,
+        .closed(code: 4000, reason: ""), .protocolViolation("a chunk size of \"zz\""), .webSocketUnavailable, .tlsOptionsUnavailable,
         .connectionRefused(address: "127.0.0.1:9"), .hostNotFound(host: "feed.invalid", detail: "Name or service not known"),
         .tlsFailed("the certificate is not trusted"), .timedOut, .connectionLost("Connection reset by peer"),
         .gaveUp(attempts: 3, lastFailure: .connectionRefused(address: "127.0.0.1:9")),

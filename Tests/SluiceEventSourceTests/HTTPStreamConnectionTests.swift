@@ -124,7 +124,8 @@ struct HTTPStreamConnectionTests {
         #expect(server.requests.values.count == 21)
     }
 
-    @Test func aRedirectToHTTPSGoesOnAsADataTask() async throws {
+    @Test func aRedirectToHTTPSGoesOn() async throws {
+        // Without the trait TLS, as a data task; with it, in the module's own client over TLS.
         // Nothing listens at the HTTPS URL: the data task's failure (a URLError, read as the
         // module's own client reads a refusal) is the last failure before the client gives up.
         let closed = try LoopbackServer { $0.close() }
@@ -192,7 +193,8 @@ struct HTTPStreamConnectionTests {
         request.httpMethod = "GET"
         request.httpBody = Data("x".utf8)
         #expect(!HTTPStreamConnection.serves(request))
-        #expect(!HTTPStreamConnection.serves(URLRequest(url: URL(string: "https://127.0.0.1:1/events")!)))
+        // https: with the trait TLS, which brings the TLS stack.
+        #expect(HTTPStreamConnection.serves(URLRequest(url: URL(string: "https://127.0.0.1:1/events")!)) == PlainSocket.speaksTLS)
     }
 }
 #endif

@@ -180,4 +180,78 @@ struct SluiceTailTests {
         #expect(lines.contains { $0.contains("--verbose") })
         #expect(errors.isEmpty)
     }
+
+    #if TLS && !canImport(Darwin)
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func followsHTTPSAndWSSFeedsTrustingACAFileAndResumesAfterADrop() throws {
+        let certificates = try TestCertificates.shared.get()
+        let feed = try TLSFront(LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.writeStreamHead()
+                connection.write("retry: 10\n\nid: e-1\ndata: one\n\nid: e-2\ndata: tw")
+                connection.close()   // mid-event
+            case 1:
+                connection.writeStreamHead()
+                connection.write("id: e-2\ndata: two\n\n")
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        })
+        defer { feed.stop() }
+        let (status, lines) = try tail(["--cacert", certificates.caFile, "--no-system-roots", feed.url().absoluteString])
+        #expect(status == 0)
+        #expect(lines == ["id: e-1\tevent: message\tdata: one", "id: e-2\tevent: message\tdata: two"])
+        #expect(feed.behind.requests.values.map { $0.headers["last-event-id"] } == [nil, "e-1", "e-2"])
+
+        let socket = try TLSFront(LoopbackServer { connection in
+            switch connection.index {
+            case 0:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.event(1))
+                connection.close()   // dropped
+            case 1:
+                connection.acceptWebSocket()
+                connection.write(LoopbackServer.Connection.event(2) + LoopbackServer.Connection.close(1000))
+                _ = connection.readFrame()
+                connection.close()
+            default:
+                connection.respond(status: 204, reason: "No Content")
+            }
+        })
+        defer { socket.stop() }
+        let (socketStatus, socketLines) = try tail(["--cacert", certificates.caFile, socket.webSocketURL().absoluteString])
+        #expect(socketStatus == 0)
+        #expect(socketLines == ["id: e-1\tevent: message\tdata: event 1", "id: e-2\tevent: message\tdata: event 2"])
+        #expect(socket.behind.requests.values.map(\.lastEventId) == [nil, "e-1", "e-2"])
+    }
+
+    @Test(.enabled(if: built, "sluice-tail is built beside the tests"))
+    func anUntrustedCertificateIsWrittenAsAFailedAttemptAndAClientCertificateIsPresented() throws {
+        let certificates = try TestCertificates.shared.get()
+        let feed = try TLSFront(LoopbackServer { connection in
+            if connection.index == 0 {
+                connection.writeStreamHead()
+                connection.write("retry: 10\n\nid: e-1\ndata: one\n\n")
+                connection.close()
+            } else {
+                connection.respond(status: 204, reason: "No Content")
+            }
+        }, requiringClientCertificate: true)
+        defer { feed.stop() }
+        // Another server with the same certificate: each TLS connection is a connection of the server behind.
+        let other = try TLSFront(LoopbackServer { $0.respond(status: 204, reason: "No Content") })
+        defer { other.stop() }
+        let untrusted = try tailWithErrors(["--max-attempts", "1", other.url().absoluteString])
+        #expect(untrusted.status == 1)
+        #expect(untrusted.lines.isEmpty)
+        #expect(untrusted.errors.first?.hasPrefix("sluice-tail: Attempt 1 failed: The TLS connection failed: the certificate of 127.0.0.1:\(other.port) is not trusted") == true,
+                "\(untrusted.errors)")
+        let (status, lines) = try tail(["--cacert", certificates.caFile, "--cert", certificates.clientFile, "--key", certificates.clientKeyFile,
+                                        feed.url().absoluteString])
+        #expect(status == 0)
+        #expect(lines == ["id: e-1\tevent: message\tdata: one"])
+    }
+    #endif
 }
