@@ -24,8 +24,9 @@ import Sluice
 /// **Messages.** A feed's text message `{"id":"…","data":"…"}` is an
 /// ``EventSource/Event/event(_:)`` with that id (the last event ID from then on), that data (any
 /// JSON value other than a string as its JSON text) and the type its `"event"` names (`message` if
-/// none). Its control messages — `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
-/// and `{"event":"shutdown","reason":"…"}` — are the typed ``EventSource/Event/dropped(count:)``,
+/// none). Its control messages — `{"event":"dropped","dropped":n}`, `{"event":"reset","id":"…","missed":n}`
+/// (its `id` is where the client now stands: it resumes after it) and
+/// `{"event":"shutdown","reason":"…"}` — are the typed ``EventSource/Event/dropped(count:)``,
 /// ``EventSource/Event/reset(missed:)`` and ``EventSource/Event/shutdown(reason:)``. Any other
 /// message (a binary one decoded as UTF-8) is an event of type `message` whose data is its text.
 ///

@@ -7,7 +7,8 @@ import Foundation
 ///   ID from then on, unless it contains U+0000 NULL), its `data` (a string as it is; any other JSON
 ///   value as its JSON text; the whole message if there is none) and its `event` (`message` if
 ///   there is none) — a feed's own encoding, `{"id":"…","data":"…"}`.
-/// - `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}` (or `null`) and
+/// - `{"event":"dropped","dropped":n}`, `{"event":"reset","id":"…","missed":n}` (or `null`; its
+///   `id`, where the client now stands, is the last event ID from then on) and
 ///   `{"event":"shutdown","reason":"…"}` are the feed's control messages: they become the events
 ///   `dropped`, `reset` and `shutdown` with the data an ``EventSource`` gets for them, so that both
 ///   clients publish the same typed values.
@@ -102,6 +103,12 @@ struct SocketMessageDecoder: EventStreamDecoder {
             wanted.contains(topic) && !skipping.contains(topic)
         }
 
+        /// A reset put `topic` at `id`: it resumes after it.
+        mutating func moved(_ topic: String, to id: String) {
+            guard FeedCursor.split(id) != nil else { return }
+            positions[topic] = id
+        }
+
         /// The server left `topic`.
         mutating func left(_ topic: String) {
             skipping.remove(topic)
@@ -186,6 +193,8 @@ struct SocketMessageDecoder: EventStreamDecoder {
             return message.published ? message.message : nil
         }
         if let control = event.flatMap({ Self.control($0, in: object) }) {
+            // A reset's id is where the client now stands: the next connection resumes after it.
+            if control.event == "reset", let id = object["id"] as? String, !id.contains("\0") { lastEventID = id }
             return EventSource.Message(id: lastEventID, event: control.event, data: control.data)
         }
         if let id = object["id"] as? String, !id.contains("\0") {
@@ -228,6 +237,7 @@ struct SocketMessageDecoder: EventStreamDecoder {
         case "reset", "dropped":
             guard let topic, let control = Self.control(event!, in: object) else { return nil }
             guard state.concerns(topic) else { return (nil, false) }
+            if event == "reset", let id = object["id"] as? String { state.moved(topic, to: id) }
             let data = "{\"topic\":\(jsonQuoted(topic)),\(control.data.dropFirst())"
             return (EventSource.Message(id: lastEventID, event: control.event, data: data, topic: topic), true)
         default:

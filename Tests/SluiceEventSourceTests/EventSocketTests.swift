@@ -31,7 +31,7 @@ struct SocketMessageTests {
     @Test func aFeedsMessagesAreItsEventsAndTypedControlEvents() {
         var decoder = SocketMessageDecoder(lastEventID: "e-0")
         for text in [#"{"id":"e-1","data":"hello"}"#, #"{"event":"dropped","dropped":3}"#, #"{"event":"reset","missed":null}"#,
-                     #"{"event":"reset","missed":7}"#, #"{"event":"shutdown","reason":"deploy"}"#, "plain text",
+                     #"{"event":"reset","id":"e-9","missed":7}"#, #"{"event":"shutdown","reason":"deploy"}"#, "plain text",
                      #"{"id":"e-2","data":{"p":1}}"#, #"{"id":"e-\u0000","data":"x"}"#, #"{"id":"e-3","event":"price","data":"9"}"#] {
             decoder.take(Data(text.utf8))
         }
@@ -43,7 +43,7 @@ struct SocketMessageTests {
             .reset(missed: nil),
             .reset(missed: 7),
             .shutdown(reason: "deploy"),
-            .event(.init(id: "e-1", data: "plain text")),
+            .event(.init(id: "e-9", data: "plain text")),   // a reset's id is where the client stands
             .event(.init(id: "e-2", data: #"{"p":1}"#)),
             .event(.init(id: "e-2", data: "x")),   // an id with NUL is ignored
             .event(.init(id: "e-3", event: "price", data: "9")),

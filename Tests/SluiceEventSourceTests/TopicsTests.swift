@@ -127,6 +127,25 @@ struct TopicCursorTests {
         #expect(decoder.topics?.wanted == ["b"])
         #expect(decoder.subscribe("q\"", after: "e-1") == [#"{"subscribe":"q\"","after":"e-1"}"#])
     }
+
+    @Test func aResetsIDIsWhereTheTopicResumesOnTheNextSocket() {
+        var decoder = SocketMessageDecoder(lastEventID: "")
+        decoder.follow(["a", "b"])
+        _ = decoder.connecting()
+        _ = decoder.opened()
+        for message in [#"{"topic":"a","id":"e-3","data":"a3"}"#, #"{"topic":"b","id":"e-4","data":"b4"}"#,
+                        // b's history moved: the server puts it at g-10 (a new epoch), a at e-3 untouched.
+                        #"{"event":"reset","topic":"b","id":"g-10","missed":null}"#,
+                        // an id that is not an event id does not move it.
+                        #"{"event":"reset","topic":"a","id":"not an id","missed":1}"#] {
+            decoder.take(Data(message.utf8))
+        }
+        var published: [EventSource.Event] = []
+        while let message = decoder.next() { published.append(EventSource.Event(recognizing: message)) }
+        #expect(published.suffix(2) == [.topicReset(topic: "b", missed: nil), .topicReset(topic: "a", missed: 1)])
+        #expect(decoder.connecting() == ["a"])
+        #expect(decoder.opened() == [#"{"unsubscribe":"a"}"#, #"{"subscribe":"a","after":"e-3"}"#, #"{"subscribe":"b","after":"g-10"}"#])
+    }
 }
 
 /// A stream of several topics over loopback: a Sluice feed's cursors, control events and resume.

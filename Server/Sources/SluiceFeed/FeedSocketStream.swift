@@ -43,6 +43,30 @@ extension FeedSocketMessage {
         text += "\"id\":\"\(id)\",\"data\":" + jsonString(data) + "}"
         return .text(text)
     }
+
+    /// A feed's control messages as every Sluice socket sends them, with `"topic":"…"` after the
+    /// event's name on a socket of topics: `{"event":"dropped","dropped":n}`,
+    /// `{"event":"reset","id":"<epoch>-<position>","missed":n}` (`null` when unknown: the `id` is
+    /// where the client now stands, to resume after, not before the break) and
+    /// `{"event":"shutdown","reason":"…"}`; `nil` for an event.
+    package static func control(_ message: ClientMessage, topic: String? = nil) -> FeedSocketMessage? {
+        var text = "{\"event\":"
+        switch message {
+        case .event:
+            return nil
+        case .dropped(let count, _):
+            text += "\"dropped\","
+            if let topic { text += "\"topic\":" + jsonString(topic) + "," }
+            text += "\"dropped\":\(count)}"
+        case .reset(let gap, _):
+            text += "\"reset\","
+            if let topic { text += "\"topic\":" + jsonString(topic) + "," }
+            text += "\"id\":\"\(gap.eventID)\",\"missed\":\(gap.missed.map(String.init) ?? "null")}"
+        case .shutdown(let reason):
+            text += "\"shutdown\",\"reason\":" + jsonString(reason) + "}"
+        }
+        return .text(text)
+    }
 }
 
 extension FeedSocketStream where Output == ServerSentEvent {
@@ -59,7 +83,7 @@ extension FeedSocketStream where Output == ServerSentEvent {
 ///
 /// Each event is one message from ``encode`` (its id, to let clients resume, and its value).
 /// What SSE says with named events is said with text messages of JSON:
-/// `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}` (`null` when unknown),
+/// `{"event":"dropped","dropped":n}`, `{"event":"reset","id":"<epoch>-<position>","missed":n}` (`null` when unknown),
 /// `{"event":"shutdown","reason":"…"}`.
 public struct FeedSocketStream<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
@@ -156,12 +180,8 @@ public final class FeedSocketClient<Output: Sendable>: Sendable {
             let value = event.value(as: Output.self)
             if let filter, !filter(value) { return nil }
             return stream.encode(event.eventID, value)
-        case .dropped(let count, _):
-            return .text("{\"event\":\"dropped\",\"dropped\":\(count)}")
-        case .reset(let gap, _):
-            return .text("{\"event\":\"reset\",\"missed\":\(gap.missed.map(String.init) ?? "null")}")
-        case .shutdown(let reason):
-            return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")
+        case .dropped, .reset, .shutdown:
+            return .control(message)
         }
     }
 }

@@ -16,7 +16,7 @@ import NIOCore
 /// `{"topic":"…","id":"<epoch>-<position>","data":"…"}` — and text messages of JSON for the rest:
 /// `{"event":"subscribed","topic":"…"}`, `{"event":"unsubscribed","topic":"…"}`,
 /// `{"event":"refused","topic":"…","reason":"…"}` (a topic it may not follow, a topic over
-/// ``maximumTopics``, a message it cannot read: `"topic":null`), `{"event":"reset","topic":"…","missed":n}`,
+/// ``maximumTopics``, a message it cannot read: `"topic":null`), `{"event":"reset","topic":"…","id":"…","missed":n}` (`id`: where the topic now stands),
 /// `{"event":"dropped","topic":"…","dropped":n}`, `{"event":"shutdown","reason":"…"}`.
 ///
 /// Demand, the policy and the ends are those of a ``FeedSocketStream``'s client, for the socket as a
@@ -213,14 +213,11 @@ public final class FeedSocketTopicsClient<Output: Sendable>: Sendable {
             let value = event.value(as: Output.self)
             if let filter = name.filter, !filter(value) { return nil }
             return topics.encode(name.name, event.eventID, value)
-        case .dropped(let count, _):
+        case .dropped, .reset:
             guard let name else { return nil }
-            return .text("{\"event\":\"dropped\",\"topic\":\(jsonString(name.name)),\"dropped\":\(count)}")
-        case .reset(let gap, _):
-            guard let name else { return nil }
-            return .text("{\"event\":\"reset\",\"topic\":\(jsonString(name.name)),\"missed\":\(gap.missed.map(String.init) ?? "null")}")
-        case .shutdown(let reason):
-            return .text("{\"event\":\"shutdown\",\"reason\":\(jsonString(reason))}")
+            return .control(message, topic: name.name)
+        case .shutdown:
+            return .control(message)
         }
     }
 }

@@ -27,8 +27,9 @@ import Sluice
 ///
 /// - **Out**: each event is one message from `encode` (for `String` feeds: the text; for
 ///   `ByteBuffer` feeds: the bytes as a binary message). What SSE says with named events is said
-///   with text messages of JSON: `{"event":"dropped","dropped":n}`, `{"event":"reset","missed":n}`
-///   (`null` when unknown), `{"event":"shutdown","reason":"…"}`. A client at most
+///   with text messages of JSON: `{"event":"dropped","dropped":n}`,
+///   `{"event":"reset","id":"<epoch>-<position>","missed":n}` (`null` when unknown; `id` is where
+///   the client now stands), `{"event":"shutdown","reason":"…"}`. A client at most
 ///   ``/SluiceFeed/FeedStreamOptions/window`` events requested; more only when the writes of the
 ///   previous ones have completed (the writer waits while the channel is not writable).
 /// - **In**: the client's messages as a publisher that reads the next message from the socket

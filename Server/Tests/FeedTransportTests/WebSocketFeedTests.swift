@@ -72,6 +72,27 @@ struct WebSocketFeedTests {
         }
     }
 
+    @Test(arguments: Transport.allCases) func aResetSaysWhereTheClientStandsAndResumingThereIsNotResetAgain(transport: Transport) async throws {
+        let subject = PassthroughSubject<String, Never>()
+        let feed = EventFeed(subject, options: .init(replay: 4))
+        let socket = FeedSocketStream(feed: feed) { _, text in .text(text) }
+        try await withFeedServer(transport, Endpoints(socket: socket)) { port, _ in
+            for i in 1...20 { subject.send("e\(i)") }   // 17...20 kept
+            let old = Client(port: port, query: "?lastEventId=\(feed.id(3))")
+            #expect(await waitUntil { old.messages.count == 5 })
+            // Before 17, the first replayed: 16 events from 4 on were missed.
+            #expect(old.messages == [#"{"event":"reset","id":"\#(feed.id(16))","missed":13}"#, "e17", "e18", "e19", "e20"])
+            let unknown = Client(port: port, query: "?lastEventId=\(feed.id(99))")
+            #expect(await waitUntil { unknown.messages.count == 1 })
+            #expect(unknown.messages == [#"{"event":"reset","id":"\#(feed.id(20))","missed":null}"#])
+            // Resuming at the reset's id: what followed it, no second reset.
+            let again = Client(port: port, query: "?lastEventId=\(feed.id(16))")
+            #expect(await waitUntil { again.messages.count == 4 })
+            #expect(again.messages == ["e17", "e18", "e19", "e20"])
+            for client in [old, unknown, again] { client.cancel() }
+        }
+    }
+
     /// The socket is served after its upgrade has been answered: an event sent in between (here,
     /// as the upgrade is decided) still reaches the new client, whose start the upgrade fixed.
     @Test(arguments: Transport.allCases) func aNewClientGetsWhatTheFeedSentBetweenItsUpgradeAndItsConnection(transport: Transport) async throws {

@@ -244,6 +244,13 @@ extension OverLoopback {
                 #expect(client.data(of: "a") == (1...6).map { "a\($0)" })   // nothing of a after it left
                 #expect(client.data(of: "b") == (4...8).map { "b\($0)" })   // 4–6 live, 7–8 on resuming, none twice
                 #expect(client.messages.contains("{\"event\":\"unsubscribed\",\"topic\":\"a\"}"))
+                // Subscribed again after an id of another epoch: c is reset, with the id where it
+                // now stands (its feed's last event), to subscribe after on the next socket.
+                client.send("{\"unsubscribe\":\"c\"}")
+                #expect(await waitUntil { topics.feeds["c"]!.stats.connectedClients == 0 })
+                client.send("{\"subscribe\":\"c\",\"after\":\"other-3\"}")
+                let reset = "{\"event\":\"reset\",\"topic\":\"c\",\"id\":\"\(topics.feeds["c"]!.lastEventID)\",\"missed\":null}"
+                #expect(await waitUntil { client.messages.contains(reset) })
                 client.cancel()
             }
         }
