@@ -21,9 +21,8 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
     private var positions: [EventID]
     /// The cursor's check, written before its entries.
     private let check: String
-    /// Whether the writer's positions moved since ``cursor`` was last written.
-    private var cursorText = ""
-    private var cursorStale = true
+    /// The bytes of the last cursor written, a hint for the size of the next.
+    private var cursorBytes = 0
     /// The `retry:` line written before the stream's `shutdown`, if any.
     private let shutdownRetry: ByteBuffer?
 
@@ -64,8 +63,24 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             return frame
         }
         var buffer = ByteBuffer()
+        if isTopicSet, writesFrames { buffer.reserveCapacity(topicEventBytes(messages)) }
         append(messages, to: &buffer)
         return buffer.readableBytes > 0 ? buffer : nil
+    }
+
+    /// About what the events of `messages` take in a stream of several topics of ready-encoded
+    /// events (their `id:` and `event:` lines, their `data:` lines), so that the buffer is made at
+    /// its size once instead of grown as it is written.
+    private func topicEventBytes(_ messages: [ClientMessage]) -> Int {
+        var bytes = 0
+        for message in messages {
+            guard case .event(let event, let topic) = message else {
+                bytes += 64
+                continue
+            }
+            bytes += cursorBytes + topics[Int(topic)].utf8.count + 16 + event.value(as: ServerSentEvent.self).dataLines.readableBytes
+        }
+        return bytes
     }
 
     /// Appends the bytes of `messages` to `buffer`.
@@ -87,7 +102,6 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             // before the break (which would reset it again).
             if isTopicSet {
                 positions[Int(topic)] = gap.eventID
-                cursorStale = true
                 writeCursorID(to: &buffer)
             } else {
                 writeID(gap, to: &buffer)
@@ -124,19 +138,17 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
 
     /// `id: <cursor>`: where the connection stands in every topic.
     private func writeCursorID(to buffer: inout ByteBuffer) {
-        if cursorStale {
-            cursorText = check + "/"
-            TopicCursor.write(positions, into: &cursorText)
-            cursorStale = false
-        }
+        let start = buffer.writerIndex
         buffer.writeStaticString("id: ")
-        buffer.writeString(cursorText)
+        buffer.writeString(check)
+        buffer.writeStaticString("/")
+        TopicCursor.write(positions, into: &buffer)
         buffer.writeStaticString("\n")
+        cursorBytes = buffer.writerIndex - start
     }
 
     private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
         positions[topic] = event.eventID   // passed, shown or not
-        cursorStale = true
         let value = event.value(as: Output.self)
         if let filter = filters[topic], !filter(value) { return }
         writeCursorID(to: &buffer)

@@ -1,4 +1,6 @@
 #if Server
+import NIOCore
+
 /// Where a connection that follows several topics stands in each of them: the `id:` of every event
 /// of a stream of several topics, and the `Last-Event-ID` a browser sends back to resume them all.
 ///
@@ -69,22 +71,24 @@ public struct TopicCursor: Sendable, Hashable, CustomStringConvertible {
 
     /// `<check>/<entry>,…`.
     public var description: String {
-        var text = Self.check(of: topics) + "/"
+        var text = ByteBuffer(string: Self.check(of: topics))
+        text.writeStaticString("/")
         Self.write(positions, into: &text)
-        return text
+        return String(buffer: text)
     }
 
-    /// Appends the entries of `positions` to `text`.
-    static func write(_ positions: [EventID], into text: inout String) {
+    /// Appends the entries of `positions` to `buffer`: each position's digits written in place (a
+    /// stream of several topics writes a cursor for every event of every connection).
+    static func write(_ positions: [EventID], into buffer: inout ByteBuffer) {
         var epoch: String?
         for (index, id) in positions.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { buffer.writeStaticString(",") }
             if id.epoch != epoch {
-                text += id.epoch
-                text += "-"
+                buffer.writeString(id.epoch)
+                buffer.writeStaticString("-")
                 epoch = id.epoch
             }
-            text += String(id.position)
+            buffer.writeDecimal(id.position)
         }
     }
 
@@ -98,6 +102,25 @@ public struct TopicCursor: Sendable, Hashable, CustomStringConvertible {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
+extension ByteBuffer {
+    /// Appends `value` in decimal digits, without a `String` between.
+    mutating func writeDecimal(_ value: UInt64) {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        writeWithUnsafeMutableBytes(minimumWritableBytes: digits) { bytes in
+            var rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                bytes[index] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
+                rest /= 10
+            }
+            return digits
+        }
     }
 }
 #endif

@@ -79,6 +79,7 @@ package struct TopicResolver<Output: Sendable>: Sendable {
         }
         let starts = TopicCursor.resumePoints(lastEventID: lastEventID, topics: list)
         var topics: [FeedTopic<Output>] = []
+        topics.reserveCapacity(list.count)
         for (name, start) in zip(list, starts) {
             switch await topic(name, access: await access(name)) {
             case .failure(let refusal):

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import SluiceFeed
+import Synchronization
 
 /// A refusal of a stream, before it starts: its status, a line of text, and when to try again.
 struct StreamRefusal: Error, Sendable {
@@ -130,19 +131,25 @@ struct LoopStreamSource<Output: Sendable>: LoopStream {
     func bytes(of messages: [ClientMessage]) -> ByteBuffer? { writer.bytes(of: messages) }
 }
 
-/// A `ServerSentEventTopics`' client of its topics.
-struct LoopTopicsSource<Output: Sendable>: LoopStream {
+/// A `ServerSentEventTopics`' client of its topics. It lets go of the list once it has joined
+/// them: the connection keeps what its writer needs (the topics' names, filters and positions).
+final class LoopTopicsSource<Output: Sendable>: LoopStream {
     let streams: ServerSentEventTopics<Output>
-    let topics: [FeedTopic<Output>]
     let writer: ServerSentEventWriter<Output>
+    private let topics: Mutex<[FeedTopic<Output>]>
 
     init(streams: ServerSentEventTopics<Output>, topics: [FeedTopic<Output>]) {
         self.streams = streams
-        self.topics = topics
+        self.topics = Mutex(topics)
         writer = streams.writer(topics)
     }
 
-    func connect(on loop: any EventLoop) -> ClientOutlet { streams.connect(topics, on: loop) }
+    func connect(on loop: any EventLoop) -> ClientOutlet {
+        streams.connect(topics.withLock { topics in
+            defer { topics = [] }
+            return topics
+        }, on: loop)
+    }
 
     var preamble: ByteBuffer? { streams.preamble }
 
