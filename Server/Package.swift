@@ -111,6 +111,7 @@ let package = Package(
             name: "ServerTestSupport",
             dependencies: [
                 .product(name: "SluiceFeed", package: "Sluice"),
+                .product(name: "Sluice", package: "Sluice"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

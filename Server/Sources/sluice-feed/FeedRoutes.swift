@@ -160,11 +160,8 @@ struct FeedRoutes: Sendable {
             }) { inbound, outbound, context in
                 // `/ws?topic=a&topic=b`: a socket of topics, subscribed to and left by its messages.
                 let following = TopicEventStreams<ServerSentEvent>.topics(of: context.request)
-                if let backend, !following.isEmpty {
-                    return try await sockets.serve(inbound: inbound, outbound: outbound, following: following) { name, start in
-                        let feed = try await backend.feeds.feed(of: name)
-                        return FeedTopic(name, feed: feed, from: feed.fixing(start))
-                    }
+                if backend != nil, !following.isEmpty {
+                    return try await sockets.serve(inbound: inbound, outbound: outbound, following: following, topic: routes.socketTopic)
                 }
                 let topic = topic(context.requestContext)
                 try await SluiceEngine.serveWebSocket(feed: try await feed(topic), inbound: inbound, outbound: outbound,
@@ -174,6 +171,14 @@ struct FeedRoutes: Sendable {
             }
         }
         return router
+    }
+
+    /// A topic a socket of topics subscribes to (`/ws?topic=…`, with `--postgres`): the event
+    /// log's topic, from `start`.
+    @Sendable func socketTopic(_ name: String, from start: ResumePoint) async throws -> FeedTopic<ServerSentEvent> {
+        guard let backend else { throw TopicsNeedTheEventLog() }
+        let feed = try await backend.feeds.feed(of: name)
+        return FeedTopic(name, feed: feed, from: feed.fixing(start))
     }
 
     /// `POST /bench/start`'s answer, its query's `count`, `rate` and `size` given by `query`:
@@ -228,4 +233,9 @@ struct FeedRoutes: Sendable {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
+}
+
+/// A socket of topics asked of an instance without `--postgres`.
+struct TopicsNeedTheEventLog: Error, CustomStringConvertible {
+    var description: String { "topics are served with --postgres" }
 }

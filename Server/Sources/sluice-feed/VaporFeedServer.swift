@@ -8,7 +8,7 @@ import Vapor
 
 /// `--framework vapor`: the same HTTP protocol as ``FeedRoutes`` (Sluice's engine), served by
 /// Vapor through SluiceVapor — the page, `GET /events[/{topic}]`, `POST /events[/{topic}]`,
-/// `GET /ws`, `GET /metrics`, `GET /ready`, `GET /stats`, `POST /bench/start`. A `Service` of the process's group: it
+/// `GET /ws[/{topic}]` (and `/ws?topic=a&topic=b`), `GET /metrics`, `GET /ready`, `GET /stats`, `POST /bench/start`. A `Service` of the process's group: it
 /// starts Vapor's server, and on graceful shutdown stops it (the feeds have finished by then:
 /// they shut down before it).
 struct VaporFeedServer: Service {
@@ -54,23 +54,34 @@ struct VaporFeedServer: Service {
         }
         // The feed is fetched and the client's start fixed before the upgrade is answered (the
         // fetch may wait for PostgreSQL); the socket is then served from Vapor's synchronous
-        // upgrade handler, before it reads any message.
+        // upgrade handler, before it reads any message. `/ws?topic=a&topic=b`: a socket of topics.
         let socketFeed: @Sendable (EventFeed<ServerSentEvent>) -> WebSocketFeed<ServerSentEvent> = { feed in
             WebSocketFeed(feed: feed)
         }
-        app.webSocket("ws", shouldUpgrade: { request in
-            request.eventLoop.makeFutureWithTask {
-                let feed = try await feed(EventLogBackend.defaultTopic)
-                request.storage[SocketFeed.self] = feed
-                socketFeed(feed).fixStart(of: request)
-                return [:]
-            }
-        }) { request, socket in
-            guard let feed = request.storage[SocketFeed.self] else { return }
-            socketFeed(feed).serve(socket, for: request) { incoming in
-                incoming.sink { message in
-                    if case .text(let text) = message {
-                        Task { _ = await routes.post(Array(text.utf8), idempotencyKey: nil) }
+        let sockets = WebSocketTopics<ServerSentEvent>()
+        let following: @Sendable (Request) -> [String] = { request in
+            backend == nil ? [] : TopicEventStreams<ServerSentEvent>.topics(of: request)
+        }
+        let topic: @Sendable (Request) -> String = { $0.parameters.get("topic") ?? EventLogBackend.defaultTopic }
+        for path: [PathComponent] in backend == nil ? [["ws"]] : [["ws"], ["ws", ":topic"]] {
+            app.webSocket(path, shouldUpgrade: { request in
+                request.eventLoop.makeFutureWithTask {
+                    guard following(request).isEmpty else { return [:] }
+                    let feed = try await feed(topic(request))
+                    request.storage[SocketFeed.self] = feed
+                    socketFeed(feed).fixStart(of: request)
+                    return [:]
+                }
+            }) { request, socket in
+                let topics = following(request)
+                guard topics.isEmpty else { return sockets.serve(socket, following: topics, topic: routes.socketTopic) }
+                guard let feed = request.storage[SocketFeed.self] else { return }
+                let topic = topic(request)
+                socketFeed(feed).serve(socket, for: request) { incoming in
+                    incoming.sink { message in
+                        if case .text(let text) = message {
+                            Task { _ = await routes.post(Array(text.utf8), to: topic, idempotencyKey: nil) }
+                        }
                     }
                 }
             }

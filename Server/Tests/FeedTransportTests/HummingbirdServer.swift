@@ -41,6 +41,13 @@ func startHummingbirdServer(_ endpoints: Endpoints, fromTheEventLoop: Bool = fal
             }
         }
     }
+    if let topics = endpoints.topics {
+        let sockets = WebSocketTopics(topics: topics.sockets)
+        wsRouter.ws("topics") { inbound, outbound, context in
+            try await sockets.serve(inbound: inbound, outbound: outbound,
+                                    following: TopicEventStreams<ServerSentEvent>.topics(of: context.request), topic: topics.feeds.topic)
+        }
+    }
     let (ports, portSink) = AsyncStream<Int>.makeStream()
     var logger = Logger(label: "FeedTransportTests")
     logger.logLevel = ProcessInfo.processInfo.environment["SLUICE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning

@@ -21,13 +21,21 @@ enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// of `socket`, the client's text messages into `heard` when given; else nobody subscribes to
 /// them; `upgrading` is called once a WebSocket client's start is fixed, before its upgrade is
 /// answered). `finishing` is finished on the framework's graceful shutdown (Hummingbird: a service
-/// of the application's `ServiceGroup`; Vapor: ``FeedShutdown``).
+/// of the application's `ServiceGroup`; Vapor: ``FeedShutdown``). `/topics?topic=…` is a socket
+/// of `topics` (each client following the `topic` parameters, then what it subscribes to).
 struct Endpoints: Sendable {
     var events: ServerSentEventStream<ServerSentEvent>?
     var socket: FeedSocketStream<String>?
     var heard: NIOLockedValueBox<[String]>?
     var upgrading: (@Sendable () -> Void)?
     var finishing: EventFeed<ServerSentEvent>?
+    var topics: SocketTopics?
+}
+
+/// Sockets of topics: `sockets`' clients, of `feeds`.
+struct SocketTopics: Sendable {
+    let sockets: FeedSocketTopics<ServerSentEvent>
+    let feeds: TopicFeeds
 }
 
 /// Runs `endpoints` on `transport`, on a loopback port the system picks, for the duration of

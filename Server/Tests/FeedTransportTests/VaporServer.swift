@@ -30,6 +30,12 @@ func startVaporServer(_ endpoints: Endpoints) async throws -> (port: Int, shutDo
             } })
         }
     }
+    if let topics = endpoints.topics {
+        let sockets = WebSocketTopics(topics: topics.sockets)
+        app.webSocket("topics") { request, socket in
+            sockets.serve(socket, following: TopicEventStreams<ServerSentEvent>.topics(of: request), topic: topics.feeds.topic)
+        }
+    }
     let server = app.server
     try await server.start(address: .hostname("127.0.0.1", port: 0))
     let port = try #require(app.http.server.shared.localAddress?.port)

@@ -20,27 +20,7 @@ extension OverLoopback {
     /// is wrong for one topic resets that topic alone; every topic is authorized, and one refused
     /// topic refuses the request; the topic limit; WebSocket subscriptions while events flow.
     @Suite struct TopicListStreamTests {
-        struct Unknown: Error, CustomStringConvertible {
-            var description: String { "no such topic" }
-        }
-
-        /// Three topics, each a feed of its own subject.
-        struct Topics {
-            let subjects: [String: PassthroughSubject<ServerSentEvent, Never>]
-            let feeds: [String: EventFeed<ServerSentEvent>]
-
-            init(_ names: [String]) {
-                subjects = Dictionary(uniqueKeysWithValues: names.map { ($0, PassthroughSubject<ServerSentEvent, Never>()) })
-                feeds = subjects.mapValues { EventFeed($0) }
-            }
-
-            func feed(_ topic: String) throws -> EventFeed<ServerSentEvent> {
-                guard let feed = feeds[topic] else { throw Unknown() }
-                return feed
-            }
-
-            func send(_ topic: String, _ text: String) { subjects[topic]!.send(ServerSentEvent(data: text)) }
-        }
+        typealias Topics = TopicFeeds
 
         /// The events of `topic` a client got, as their data.
         private func data(_ frames: [SSEFrame], of topic: String) -> [String] {
@@ -159,99 +139,6 @@ extension OverLoopback {
                 #expect(data(boss.frames, of: "staff") == ["memo"])
                 #expect(data(boss.frames, of: "public") == ["news"])
                 await boss.close()
-            }
-        }
-
-        /// A socket client whose messages are sent as the test says, recording what it receives.
-        final class SocketClient: Sendable {
-            let received = NIOLockedValueBox<[String]>([])
-            private let outgoing: AsyncStream<String>.Continuation
-            private let task: Task<Void, Never>
-
-            init(port: Int, query: String) {
-                let (messages, outgoing) = AsyncStream<String>.makeStream()
-                self.outgoing = outgoing
-                var logger = Logger(label: "ws-client")
-                logger.logLevel = .warning
-                let received = received
-                task = Task { [logger] in
-                    _ = try? await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/ws\(query)", logger: logger) { inbound, outbound, _ in
-                        let sending = Task { for await text in messages { try? await outbound.write(.text(text)) } }
-                        defer { sending.cancel() }
-                        for try await message in inbound.messages(maxSize: 1 << 20) {
-                            if case .text(let text) = message { received.withLockedValue { $0.append(text) } }
-                        }
-                    }
-                }
-            }
-
-            func send(_ text: String) { outgoing.yield(text) }
-            var messages: [String] { received.withLockedValue { $0 } }
-            /// The events received, as (topic, data).
-            var events: [(topic: String, data: String, id: String)] {
-                messages.compactMap { text in
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                          let topic = object["topic"] as? String, let data = object["data"] as? String, let id = object["id"] as? String
-                    else { return nil }
-                    return (topic, data, id)
-                }
-            }
-            func data(of topic: String) -> [String] { events.filter { $0.topic == topic }.map(\.data) }
-            func cancel() {
-                outgoing.finish()
-                task.cancel()
-            }
-        }
-
-        @Test func aSocketSubscribesAndUnsubscribesWhileEventsFlow() async throws {
-            let topics = Topics(["a", "b", "c"])
-            let sockets = WebSocketTopics<ServerSentEvent>(maximumTopics: 2)
-            let router = Router(context: BasicWebSocketRequestContext.self)
-            router.ws("ws") { inbound, outbound, context in
-                try await sockets.serve(inbound: inbound, outbound: outbound,
-                                        following: context.request.uri.queryParameters[values: "topic"].map(String.init)) { name, start in
-                    let feed = try topics.feed(name)
-                    return FeedTopic(name, feed: feed, from: feed.fixing(start))
-                }
-            }
-            try await withServer(Router(), server: .http1WebSocketUpgrade(webSocketRouter: router)) { port, _ in
-                let client = SocketClient(port: port, query: "?topic=a")
-                #expect(await waitUntil { topics.feeds["a"]!.stats.connectedClients == 1 })
-                for i in 1...3 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
-                #expect(await waitUntil { client.data(of: "a").count == 3 })
-                client.send("{\"subscribe\":\"b\"}")
-                #expect(await waitUntil { topics.feeds["b"]!.stats.connectedClients == 1 })
-                for i in 4...6 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
-                #expect(await waitUntil { client.data(of: "a").count == 6 && client.data(of: "b").count == 3 })
-                // A third topic is over this socket's limit; an unknown one is refused with its reason.
-                client.send("{\"subscribe\":\"c\"}")
-                client.send("not json")
-                #expect(await waitUntil { client.messages.filter { $0.contains("\"refused\"") }.count == 2 })
-                #expect(topics.feeds["c"]!.stats.connectedClients == 0)
-                client.send("{\"unsubscribe\":\"a\"}")
-                #expect(await waitUntil { topics.feeds["a"]!.stats.connectedClients == 0 })
-                // From b, subscribed again after an id: what it missed, once.
-                let lastOfB = try #require(client.events.last { $0.topic == "b" }?.id)
-                client.send("{\"unsubscribe\":\"b\"}")
-                #expect(await waitUntil { topics.feeds["b"]!.stats.connectedClients == 0 })
-                for i in 7...8 { topics.send("a", "a\(i)"); topics.send("b", "b\(i)") }
-                client.send("{\"subscribe\":\"b\",\"after\":\"\(lastOfB)\"}")
-                client.send("{\"subscribe\":\"c\"}")
-                #expect(await waitUntil { client.data(of: "b").count == 5 && topics.feeds["c"]!.stats.connectedClients == 1 })
-                topics.send("c", "c1")
-                topics.send("a", "a9")
-                #expect(await waitUntil { client.data(of: "c") == ["c1"] })
-                #expect(client.data(of: "a") == (1...6).map { "a\($0)" })   // nothing of a after it left
-                #expect(client.data(of: "b") == (4...8).map { "b\($0)" })   // 4–6 live, 7–8 on resuming, none twice
-                #expect(client.messages.contains("{\"event\":\"unsubscribed\",\"topic\":\"a\"}"))
-                // Subscribed again after an id of another epoch: c is reset, with the id where it
-                // now stands (its feed's last event), to subscribe after on the next socket.
-                client.send("{\"unsubscribe\":\"c\"}")
-                #expect(await waitUntil { topics.feeds["c"]!.stats.connectedClients == 0 })
-                client.send("{\"subscribe\":\"c\",\"after\":\"other-3\"}")
-                let reset = "{\"event\":\"reset\",\"topic\":\"c\",\"id\":\"\(topics.feeds["c"]!.lastEventID)\",\"missed\":null}"
-                #expect(await waitUntil { client.messages.contains(reset) })
-                client.cancel()
             }
         }
 

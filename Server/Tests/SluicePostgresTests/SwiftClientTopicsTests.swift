@@ -6,7 +6,7 @@ import SluiceEventSource
 import Testing
 
 /// SluiceEventSource's clients following three topics on one connection through a move between two
-/// `sluice-feed --postgres` instances over the real PostgreSQL: an `EventSource` read as a
+/// `sluice-feed --postgres` instances (on Hummingbird, and on Vapor) over the real PostgreSQL: an `EventSource` read as a
 /// publisher and as an `AsyncSequence`, and an `EventSocket` of topics that subscribes to a topic
 /// while connected and leaves one and joins it again after its last event. A proxy carries their
 /// connections to instance A, then drops them all and carries the reconnections to B, then back to
@@ -40,12 +40,14 @@ import Testing
         var ending: String { state.withLockedValue { $0.ended } }
     }
 
-    @Test func threeTopicsOnOneConnectionMoveBetweenInstancesAndEachTopicGetsEveryEventOnce() async throws {
+    /// On Hummingbird (its event-loop path for the streams) and on Vapor.
+    @Test(arguments: ["hummingbird", "vapor"])
+    func threeTopicsOnOneConnectionMoveBetweenInstancesAndEachTopicGetsEveryEventOnce(framework: String) async throws {
         let run = UUID().uuidString.prefix(8).lowercased()
         let topics = ["orders-\(run)", "chat-\(run)", "prices-\(run)"]
-        let a = try await Instance.start("SA")
+        let a = try await Instance.start("SA-\(framework)", arguments: ["--framework", framework])
         let b: Instance
-        do { b = try await Instance.start("SB") } catch {
+        do { b = try await Instance.start("SB-\(framework)", arguments: ["--framework", framework]) } catch {
             await a.stop()
             throw error
         }
