@@ -76,12 +76,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
         }
         Task {
             do {
-                try await client.run { message in
-                    switch message {
-                    case .text(let text): try await socket.send(text)
-                    case .binary(let bytes): try await socket.send(raw: bytes.readableBytesView, opcode: .binary)
-                    }
-                }
+                try await client.run(send: socket.send(feedMessage:))
             } catch FeedStreamStop.tooManyClients {
                 try? await socket.close(code: .unknown(FeedSocketStream<Output>.tryAgainLater))
             } catch {}
@@ -115,6 +110,16 @@ extension WebSocketFeed {
                       filter: (@Sendable (Output) -> Bool)? = nil) {
         let start = request.storage[FixedStart.self] ?? ResumePoint(lastEventID: request.query[String.self, at: "lastEventId"])
         serve(socket, from: start, incoming: incoming, filter: filter)
+    }
+}
+
+extension WebSocket {
+    /// Sends a feed's message: text as a text frame, bytes as a binary one.
+    @Sendable func send(feedMessage message: FeedSocketMessage) async throws {
+        switch message {
+        case .text(let text): try await send(text)
+        case .binary(let bytes): try await send(raw: bytes.readableBytesView, opcode: .binary)
+        }
     }
 }
 

@@ -72,12 +72,7 @@ public struct WebSocketTopics<Output: Sendable>: Sendable {
             let full = await withTaskGroup(of: Bool?.self) { group in
                 group.addTask {
                     do {
-                        try await client.run { message in
-                            switch message {
-                            case .text(let text): try await socket.send(text)
-                            case .binary(let bytes): try await socket.send(raw: bytes.readableBytesView, opcode: .binary)
-                            }
-                        }
+                        try await client.run(send: socket.send(feedMessage:))
                     } catch FeedStreamStop.tooManyClients {
                         return true
                     } catch {}

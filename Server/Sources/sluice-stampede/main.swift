@@ -19,9 +19,11 @@
 //    first attempt to the 202 whose `{"id":"<epoch>-<position>"}` it records.
 // 4. Each client behaves as a browser's EventSource: it keeps the last `id:` it got and the server's
 //    `retry:` (3000 ms until one comes); when its stream ends or an attempt fails (refused, not 200,
-//    timed out), it waits its retry delay and connects to the next instance in the list (A → B → C →
-//    A …) with `Last-Event-ID`. It counts `event: reset` (a broken promise), `event: shutdown`,
-//    `event: dropped`; comments (heartbeats) are skipped.
+//    timed out), it waits its retry delay and connects to another instance with `Last-Event-ID`, as
+//    behind a load balancer: client i goes from the k-th instance to the (k + 1 + i mod (n − 1))-th
+//    (from A, even clients to B, odd ones to C), so an instance's crowd is split over the others.
+//    It counts `event: reset` (a broken promise), `event: shutdown`, `event: dropped`; comments
+//    (heartbeats) are skipped.
 // 5. `--mode kill`: once `--warmup` appends are done, A (`--kill-pid`) is sent SIGKILL. Appends go
 //    on until `--after-kill` s after the kill and `--tail` s after the last client is back on B or C.
 //    `--mode rolling`: once `--warmup` appends are done, `--ready-file` is created (the script then
@@ -377,7 +379,10 @@ final class Browser: @unchecked Sendable {
             return
         }
         guard !shared.stopping.load(ordering: .relaxed) else { return }
-        instance = (instance + 1) % shared.ports.count
+        // As a load balancer would: the crowd of an instance split over the others (client i goes
+        // from instance k to k + 1 + i mod (n − 1)), never back to the one it left.
+        let count = shared.ports.count
+        instance = (instance + 1 + index % max(1, count - 1)) % count
         loop.scheduleTask(in: .milliseconds(Int64(reconnectionTime))) { [self] in connect() }
     }
 

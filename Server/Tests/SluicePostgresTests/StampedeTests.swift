@@ -5,8 +5,9 @@ import Testing
 
 /// A stampede and a rolling restart, small: three `sluice-feed --postgres` processes (as FleetTests
 /// starts them) and `sluice-stampede` (the load client of `bench/stampede`, built beside the tests),
-/// which plays browsers' EventSources — after the server's `retry:`, the next instance, with
-/// `Last-Event-ID` — and counts every event per client.
+/// which plays browsers' EventSources — after the server's `retry:`, another instance (an instance's
+/// crowd split over the others, as a load balancer would), with `Last-Event-ID` — and counts every
+/// event per client.
 ///
 /// - 1,000 clients on A, events posted to B; A is killed with SIGKILL: every client comes back on B
 ///   or C, with nothing lost, nothing twice, no reset.
