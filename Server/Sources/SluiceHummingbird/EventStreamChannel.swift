@@ -132,7 +132,7 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         guard stage != .handedOver else { return context.fireChannelRead(data) }
         if received == nil { received = bytes } else { received!.writeBuffer(&bytes) }
         guard stage == .reading else { return }
-        switch Self.firstLine(of: received!) {
+        switch FirstRequestLine(of: received!) {
         case .incomplete:
             if received!.readableBytes > Self.longestLine { handOverToOther(context: context) }
         case .get(let path):
@@ -222,26 +222,33 @@ final class FirstRequestSorter<Other: ServerChildChannel>: ChannelInboundHandler
         }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
+}
 
-    /// What a connection's first request line asks for.
-    enum FirstLine {
-        /// Its end has not been read yet.
-        case incomplete
-        /// A `GET` of this path (the target without its query).
-        case get(path: Substring)
-        /// Anything else.
-        case other
-    }
+/// What a connection's first request line asks for: read by `FirstRequestSorter` from the bytes
+/// received so far, whatever they are.
+enum FirstRequestLine: Equatable {
+    /// Its end has not been read yet.
+    case incomplete
+    /// A `GET` of this path (the target without its query).
+    case get(path: Substring)
+    /// Anything else.
+    case other
 
     /// The request line at the start of `bytes`.
-    static func firstLine(of bytes: ByteBuffer) -> FirstLine {
+    init(of bytes: ByteBuffer) {
         let view = bytes.readableBytesView
-        guard let end = view.firstIndex(of: UInt8(ascii: "\n")) else { return .incomplete }
+        guard let end = view.firstIndex(of: UInt8(ascii: "\n")) else {
+            self = .incomplete
+            return
+        }
         let line = String(decoding: view[view.startIndex..<end], as: UTF8.self)
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "GET", parts[1].hasPrefix("/") else { return .other }
+        guard parts.count == 3, parts[0] == "GET", parts[1].hasPrefix("/") else {
+            self = .other
+            return
+        }
         let target = parts[1]
-        return .get(path: target[..<(target.firstIndex(of: "?") ?? target.endIndex)])
+        self = .get(path: target[..<(target.firstIndex(of: "?") ?? target.endIndex)])
     }
 }
 #endif
