@@ -156,6 +156,11 @@ extension OverLoopback {
             let hundred = (0..<100).map { "topic\($0)" }
             let wide = TopicCursor(topics: hundred, positions: hundred.map { _ in EventID(epoch: EventID.randomEpoch(), position: 9_999_999_999) })
             #expect(wide.description.utf8.count <= 9 + 100 * 24)
+            // Positions' digits at their bounds, written in place and read back.
+            let edges: [UInt64] = [0, 9, 10, 99, 100, 999_999_999, 1_000_000_000, UInt64.max - 1, UInt64.max]
+            let edgeCursor = TopicCursor(topics: edges.map { "t\($0)" }, positions: edges.map { EventID(epoch: "e", position: $0) })
+            #expect(edgeCursor.description.split(separator: "/").last == Substring("e-" + edges.map(String.init).joined(separator: ",")))
+            #expect(TopicCursor(edgeCursor.description, topics: edgeCursor.topics) == edgeCursor)
         }
     }
 }
