@@ -18,7 +18,11 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
     /// A stream of several topics: their names, filters, and where the connection stands in each.
     private let topics: [String]
     private let filters: [(@Sendable (Output) -> Bool)?]
-    private var positions: [EventID]
+    /// Whether any of the topics has a filter (most streams have none: no lookup per event).
+    private let filtersAny: Bool
+    /// Changed and read by the one writer at a time (the class's contract), per event: not
+    /// checked for exclusive access at run time.
+    @exclusivity(unchecked) private var positions: [EventID]
     /// The cursor's check, written before its entries.
     private let check: String
     /// The bytes of the last cursor written, a hint for the size of the next.
@@ -35,6 +39,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         self.filter = filter
         topics = []
         filters = []
+        filtersAny = false
         positions = []
         check = ""
     }
@@ -49,6 +54,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         filter = nil
         self.topics = topics.map(\.name)
         filters = topics.map(\.filter)
+        filtersAny = topics.contains { $0.filter != nil }
         positions = topics.map(\.position)
         check = TopicCursor.check(of: self.topics)
     }
@@ -149,8 +155,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
 
     private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
         positions[topic] = event.eventID   // passed, shown or not
-        let value = event.value(as: Output.self)
-        if let filter = filters[topic], !filter(value) { return }
+        if filtersAny, let filter = filters[topic], !filter(event.value(as: Output.self)) { return }
         writeCursorID(to: &buffer)
         buffer.writeStaticString("event: ")
         buffer.writeString(topics[topic])
@@ -158,7 +163,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         if writesFrames {
             buffer.writeImmutableBuffer(event.value(as: ServerSentEvent.self).dataLines)
         } else {
-            buffer.writeImmutableBuffer(encode(value).dataLines)
+            buffer.writeImmutableBuffer(encode(event.value(as: Output.self)).dataLines)
         }
     }
 

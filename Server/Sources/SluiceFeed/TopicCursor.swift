@@ -77,19 +77,48 @@ public struct TopicCursor: Sendable, Hashable, CustomStringConvertible {
         return String(buffer: text)
     }
 
-    /// Appends the entries of `positions` to `buffer`: each position's digits written in place (a
-    /// stream of several topics writes a cursor for every event of every connection).
+    /// Appends the entries of `positions` to `buffer`, in one write of its memory: a stream of
+    /// several topics writes a cursor for every event of every connection.
     static func write(_ positions: [EventID], into buffer: inout ByteBuffer) {
-        var epoch: String?
-        for (index, id) in positions.enumerated() {
-            if index > 0 { buffer.writeStaticString(",") }
-            if id.epoch != epoch {
-                buffer.writeString(id.epoch)
-                buffer.writeStaticString("-")
-                epoch = id.epoch
+        var most = 0
+        for id in positions { most += id.epoch.utf8.count + 22 }   // `<epoch>-<20 digits>,`
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: most) { memory in
+            var at = 0
+            var epoch: String?
+            for (index, id) in positions.enumerated() {
+                if index > 0 {
+                    memory[at] = UInt8(ascii: ",")
+                    at += 1
+                }
+                if id.epoch != epoch {
+                    for byte in id.epoch.utf8 {
+                        memory[at] = byte
+                        at += 1
+                    }
+                    memory[at] = UInt8(ascii: "-")
+                    at += 1
+                    epoch = id.epoch
+                }
+                at += writeDecimal(id.position, into: UnsafeMutableRawBufferPointer(rebasing: memory[at...]))
             }
-            buffer.writeDecimal(id.position)
+            return at
         }
+    }
+
+    /// Writes `value` in decimal digits at the start of `memory` (20 bytes at least); how many.
+    private static func writeDecimal(_ value: UInt64, into memory: UnsafeMutableRawBufferPointer) -> Int {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        rest = value
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            memory[index] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
+            rest /= 10
+        }
+        return digits
     }
 
     /// The check of a list of topics: FNV-1a (32 bits) of their names, each ended by a NUL, in
@@ -102,25 +131,6 @@ public struct TopicCursor: Sendable, Hashable, CustomStringConvertible {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex
-    }
-}
-extension ByteBuffer {
-    /// Appends `value` in decimal digits, without a `String` between.
-    mutating func writeDecimal(_ value: UInt64) {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        writeWithUnsafeMutableBytes(minimumWritableBytes: digits) { bytes in
-            var rest = value
-            for index in stride(from: digits - 1, through: 0, by: -1) {
-                bytes[index] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
-                rest /= 10
-            }
-            return digits
-        }
     }
 }
 #endif
