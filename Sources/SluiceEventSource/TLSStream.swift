@@ -61,8 +61,14 @@ final class TLSStream: @unchecked Sendable {
             .connectTimeout(.nanoseconds(Int64(clamping: idleTimeout.nanoseconds)))
             .channelOption(.autoRead, value: false)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+            .channelInitializer { [self] channel in
+                // From here a cancel() closes the channel, which ends its connect at once.
+                condition.lock()
+                let cancelledAlready = cancelled
+                if !cancelledAlready { self.channel = channel }
+                condition.unlock()
+                if cancelledAlready { return channel.eventLoop.makeFailedFuture(End.cancelled) }
+                return channel.eventLoop.makeCompletedFuture {
                     if direct {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
                     }
@@ -75,6 +81,7 @@ final class TLSStream: @unchecked Sendable {
         } catch let error as NIOSSLExtraError where error == .cannotUseIPAddressInSNI {
             throw .failure(.tlsFailed("cannot start TLS with \(address): \(error)"))
         } catch {
+            if isCancelled { throw .cancelled }
             throw Self.connectFailure(error, address: proxy == nil ? address : "\(target.host):\(target.port) (the proxy)")
         }
         condition.lock()

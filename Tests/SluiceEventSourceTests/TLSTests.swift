@@ -326,5 +326,68 @@ struct TLSTests {
         }
         #expect(detail == "there is no file /nonexistent/ca.pem", "\(detail)")
     }
+
+    @Test func aCancelWhileTheConnectIsPendingEndsItAtOnce() async throws {
+        // A listener that accepts nothing, its queue full: the kernel drops the next SYN, and that
+        // connect waits (retrying) until its timeout — a minute here.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try #require(withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0
+        } })
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) } }
+            fillers.append(filler)
+        }
+        // The states of the connects to the port (/proc/net/tcp: the remote port in hexadecimal;
+        // 01 established, 02 SYN-SENT).
+        let portHex = String(format: ":%04X", port)
+        let states = { () -> [Substring] in
+            // Read to its end in a loop: a file of the kernel's says no size, and it is long.
+            var table: [UInt8] = []
+            let file = open("/proc/net/tcp", O_RDONLY)
+            defer { close(file) }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while case let count = read(file, &chunk, chunk.count), count > 0 { table += chunk[..<count] }
+            return String(decoding: table, as: UTF8.self).split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 3 && fields[2].hasSuffix(portHex) ? fields[3] : nil
+            }
+        }
+        let pending = { states().filter { $0 == "02" }.count }
+        // Settled: each filler connected (the queue holds one, backlog 0; two may be, when the
+        // second's handshake began before the first's ended) or waiting, and at least one waiting.
+        try #require(await waitUntil(limit: 30) {
+            let now = states()
+            return now.count == 4 && now.allSatisfy { $0 == "01" || $0 == "02" } && now.contains("02")
+        }, "the fillers' connects: \(states())")
+        let fillersPending = pending()
+        let stream = TLSStream.make(host: "127.0.0.1", port: port, idleTimeout: .seconds(60))
+        let opened = Recorder<String>()
+        Thread.detachNewThread {
+            do throws(PlainSocket.End) {
+                try stream.open(port: port, options: EventSource.TLSOptions())
+                opened.append("open")
+            } catch .cancelled {
+                opened.append("cancelled")
+            } catch {
+                opened.append("\(error)")
+            }
+        }
+        // Then the stream's connect waits too.
+        #expect(await waitUntil(limit: 30) { pending() == fillersPending + 1 })
+        stream.cancel()
+        // Well before the minute of the connect's timeout.
+        #expect(await opened.wait(forCount: 1, limit: 20))
+        #expect(opened.values == ["cancelled"])
+    }
 }
 #endif
