@@ -505,12 +505,12 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
             let oldest = state.replay.first?.id ?? state.lastID + 1
             if requested.position + 1 >= oldest {
                 var begin = live
-                begin.replay = Array(state.replay[Int(requested.position + 1 - oldest)...])
+                begin.replay = state.replay[Int(requested.position + 1 - oldest)...].elementsArray
                 return .ready(begin)
             }
             if history != nil { return .more(after: requested) }
             var begin = live
-            begin.replay = Array(state.replay)
+            begin.replay = state.replay.elementsArray
             begin.reset = .some(oldest - requested.position - 1)
             return .ready(begin)
         }

@@ -436,10 +436,7 @@ final class TopicReader: @unchecked Sendable {
         while !Task.isCancelled {
             let read = state.withLockedValue { state -> (after: EventID, tags: [(position: UInt64, tag: Int64)])? in
                 state.again = false
-                // An empty deque is not converted: the standard library writes the header of its
-                // shared empty array when it makes an empty one from a deque — a benign store that
-                // Thread Sanitizer reports against any thread reading an empty array.
-                return state.stopped ? nil : (state.after, state.tags.isEmpty ? [] : Array(state.tags))
+                return state.stopped ? nil : (state.after, state.tags.elementsArray)
             }
             guard let (after, tags) = read else { return }
             do {
