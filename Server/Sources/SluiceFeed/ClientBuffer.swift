@@ -38,6 +38,9 @@ struct ClientBuffer {
     /// The most bytes of events buffered at once (one event is always taken, whatever its size):
     /// past it the policy applies as when the buffer holds `policy.bufferSize` events.
     let byteLimit: Int
+    /// The buffer of the connection this topic's buffer is one of, whose room it takes (`nil`: a
+    /// connection of one feed, bounded by ``policy`` and ``byteLimit`` alone).
+    let connection: ConnectionBuffer?
     private var reset: FeedBreak?            // a pending reset message: what was missed, where the client stands
     private var replay: ArraySlice<FeedEvent> = []
     private var items = Deque<Item>()
@@ -58,6 +61,16 @@ struct ClientBuffer {
         self.policy = policy
         self.topic = topic
         self.byteLimit = byteLimit
+        connection = nil
+    }
+
+    /// The buffer of the topic `topic` of a connection whose buffer is `connection`: its policy and
+    /// bytes are the connection's.
+    init(topic: Int32, of connection: ConnectionBuffer) {
+        policy = connection.policy
+        self.topic = topic
+        byteLimit = connection.byteLimit
+        self.connection = connection
     }
 
     /// Sets where this client starts: `replay` (events it missed, in order) first, after a reset
@@ -80,8 +93,7 @@ struct ClientBuffer {
         for item in items {
             if case .event(let event) = item {
                 if event.serial <= serial || (skipping && event.epoch == epoch && event.id <= startAfter) {
-                    bufferedEvents -= 1
-                    bufferedBytes -= event.bytes
+                    unbuffer(event)
                     continue
                 }
             } else if case .reset = item, skipping {
@@ -102,7 +114,7 @@ struct ClientBuffer {
             return .buffered
         }
         if event.id <= skipThrough, event.epoch == skipEpoch { return .duplicate }
-        if hasRoom(for: event) {
+        if takeRoom(for: event) {
             if tailGap > 0 {
                 items.append(.dropped(tailGap))
                 tailGap = 0
@@ -114,11 +126,10 @@ struct ClientBuffer {
         case .dropOldest:
             // The oldest events go, as many as make room; a reset message before them stays where it is.
             var dropped = 0
-            while !hasRoom(for: event) {
+            while !takeRoom(for: event) {
                 let oldest = items.firstIndex { if case .event = $0 { true } else { false } }!
-                if case .event(let gone) = items[oldest] { bufferedBytes -= gone.bytes }
+                if case .event(let gone) = items[oldest] { unbuffer(gone) }
                 if oldest == items.startIndex { items.removeFirst() } else { items.remove(at: oldest) }
-                bufferedEvents -= 1
                 dropped += 1
             }
             headGap += dropped
@@ -129,24 +140,41 @@ struct ClientBuffer {
             return .droppedNewest
         case .disconnect:
             failed = true
-            items.removeAll()
-            replay = []
-            bufferedEvents = 0
-            bufferedBytes = 0
+            release()
             return .overflow
         }
     }
 
-    /// Whether `event` fits beside what is buffered: fewer events than the policy's buffer, and
-    /// bytes within ``byteLimit`` (an empty buffer takes any one event).
-    private func hasRoom(for event: FeedEvent) -> Bool {
-        bufferedEvents < policy.bufferSize && (bufferedEvents == 0 || bufferedBytes + event.bytes <= byteLimit)
+    /// Whether `event` fits beside what is buffered — fewer events than the policy's buffer, and
+    /// bytes within ``byteLimit``; an empty buffer takes any one event — counting the whole
+    /// connection's when the buffer is one of its topics' (then the room is taken at once).
+    private func takeRoom(for event: FeedEvent) -> Bool {
+        if let connection { return connection.take(event.bytes, always: bufferedEvents == 0) }
+        return bufferedEvents < policy.bufferSize && (bufferedEvents == 0 || bufferedBytes + event.bytes <= byteLimit)
     }
 
+    /// Buffers `event`, whose room ``takeRoom(for:)`` found.
     private mutating func append(_ event: FeedEvent) {
         items.append(.event(event))
         bufferedEvents += 1
         bufferedBytes += event.bytes
+    }
+
+    /// `event` leaves the buffer: its room is given back.
+    private mutating func unbuffer(_ event: FeedEvent) {
+        bufferedEvents -= 1
+        bufferedBytes -= event.bytes
+        connection?.give(events: 1, bytes: event.bytes)
+    }
+
+    /// Empties the buffer and gives its room back to the connection: the client is gone (or
+    /// disconnected), and what was buffered will never be sent.
+    mutating func release() {
+        connection?.give(events: bufferedEvents, bytes: bufferedBytes)
+        items.removeAll()
+        replay = []
+        bufferedEvents = 0
+        bufferedBytes = 0
     }
 
     /// Adds the client's demand.
@@ -177,8 +205,7 @@ struct ClientBuffer {
         } else if let item = items.popFirst() {
             switch item {
             case .event(let event):
-                bufferedEvents -= 1
-                bufferedBytes -= event.bytes
+                unbuffer(event)
                 message = .event(event, topic: topic)
             case .dropped(let count):
                 message = .dropped(count: count, topic: topic)

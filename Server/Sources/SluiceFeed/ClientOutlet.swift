@@ -43,6 +43,8 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         /// index; the topics the writer removed (their subscriptions come to be cancelled); what
         /// each topic is owed, written while the channel was not writable (``request(_:)``).
         var topics: [Int32: ClientSubscription] = [:]
+        /// The topics' one buffer, made when the first topic joins.
+        var buffer: ConnectionBuffer?
         var removedTopics: Set<Int32> = []
         var owedTopics: [Int32: Int] = [:]
         /// Whether a shutdown message is queued: the first topic's to finish speaks for all.
@@ -336,12 +338,23 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
     }
 
     /// Joins the stream of several topics to `feed` as its topic `topic` (an index the writer
-    /// names it by, not used before on this stream), from `start`, in `seat`.
-    package func join<Output>(_ feed: EventFeed<Output>, topic: Int32, from start: ResumePoint, seat: ClientSeat) {
+    /// names it by, not used before on this stream), from `start`. The topics share one
+    /// ``ConnectionBuffer``, made when the first joins: under `policy` (`nil`: that feed's), of its
+    /// feed's ``EventFeed/Options/bufferBytes``.
+    package func join<Output>(_ feed: EventFeed<Output>, topic: Int32, from start: ResumePoint, policy: SlowClientPolicy?) {
         precondition(isTopicSet, "a stream of one feed joins it at connect")
-        var seat = seat
-        seat.topic = topic
-        feed.join(self, from: start, seat: seat)
+        let buffer = state.withLockedValue { state in
+            if let buffer = state.buffer { return buffer }
+            let buffer = ConnectionBuffer(policy: policy ?? feed.options.policy, byteLimit: feed.options.bufferBytes)
+            state.buffer = buffer
+            return buffer
+        }
+        feed.join(self, from: start, seat: ClientSeat(topic: topic, of: buffer))
+    }
+
+    /// What the topics' one buffer holds now (`nil` before a topic joined, or of a stream of one feed).
+    package var bufferHolding: (events: Int, bytes: Int)? {
+        state.withLockedValue { $0.buffer }?.holding
     }
 
     /// Leaves the topic `topic` of a stream of several topics: its feed subscription is

@@ -119,14 +119,14 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     /// The index of the client's topic among its connection's (0 for a connection of one feed).
     package let topic: Int32
 
-    init<Output>(feed: EventFeed<Output>, policy: SlowClientPolicy, downstream: any ClientSink, counted: Bool = true,
-                 topic: Int32 = 0, byteLimit: Int? = nil) {
+    init<Output>(feed: EventFeed<Output>, seat: ClientSeat, downstream: any ClientSink, counted: Bool = true) {
         counters = feed.counters
-        self.topic = topic
+        topic = seat.topic
         self.counted = counted
         self.feed = feed
-        state = NIOLockedValueBox(State(buffer: ClientBuffer(policy: policy, byteLimit: byteLimit ?? feed.options.bufferBytes, topic: topic), downstream: downstream,
-                                        outlet: downstream as? ClientOutlet))
+        let buffer = seat.connection.map { ClientBuffer(topic: seat.topic, of: $0) }
+            ?? ClientBuffer(policy: seat.policy, byteLimit: feed.options.bufferBytes)
+        state = NIOLockedValueBox(State(buffer: buffer, downstream: downstream, outlet: downstream as? ClientOutlet))
     }
 
     package var description: String { "EventFeed.Client" }
@@ -232,6 +232,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         let (left, upstream) = state.withLockedValue { state -> (Bool, (any Subscription)?) in
             let left = state.downstream != nil
             state.downstream = nil
+            state.buffer.release()
             state.upstreamCancelled = true
             defer { state.upstream = nil }
             return (left, state.upstream)
@@ -263,6 +264,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     func abandon() {
         let upstream = state.withLockedValue { state -> (any Subscription)? in
             state.downstream = nil
+            state.buffer.release()
             state.upstreamCancelled = true
             defer { state.upstream = nil }
             return state.upstream

@@ -427,8 +427,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     /// Ends `sink`'s stream with `failure` before it began.
     private func refuse(_ sink: any ClientSink, _ failure: FeedClientFailure, seat: ClientSeat, counted: Bool = true) {
-        let subscription = ClientSubscription(feed: self, policy: seat.policy, downstream: sink, counted: counted, topic: seat.topic,
-                                              byteLimit: seat.byteLimit)
+        let subscription = ClientSubscription(feed: self, seat: seat, downstream: sink, counted: counted)
         subscription.start(FeedStart(replay: [], reset: nil, serial: 0, epoch: "", startAfter: 0))
         sink.receive(subscription: subscription)
         subscription.fail(failure)
@@ -448,7 +447,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// so far, if any, reaches the window (a page more may be needed when the feed moved on while
     /// it was read: then it goes back to reading).
     private func attach(_ sink: any ClientSink, from start: ResumePoint, read: HistoryRead?, seat: ClientSeat) {
-        let subscription = ClientSubscription(feed: self, policy: seat.policy, downstream: sink, topic: seat.topic, byteLimit: seat.byteLimit)
+        let subscription = ClientSubscription(feed: self, seat: seat, downstream: sink)
         subject.subscribe(subscription)   // live events from now on are buffered
         switch resumption(from: start, read: read) {
         case .ready(let begin):
@@ -517,18 +516,24 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     }
 }
 
-/// Where a client sits in its connection: its slow-client policy, its topic's index among the
-/// connection's (0 for a connection of one feed) and its buffer's byte limit (`nil`: the feed's
-/// ``EventFeed/Options/bufferBytes``).
+/// Where a client sits in its connection: its slow-client policy and its buffer of the feed's
+/// ``EventFeed/Options/bufferBytes`` — or, of a connection of several topics, its topic's index
+/// among the connection's and the connection's one buffer, whose policy and bytes it shares.
 package struct ClientSeat: Sendable {
     var policy: SlowClientPolicy
     var topic: Int32 = 0
-    var byteLimit: Int?
+    var connection: ConnectionBuffer?
 
-    package init(policy: SlowClientPolicy, topic: Int32 = 0, byteLimit: Int? = nil) {
+    /// A connection of one feed, under `policy`.
+    package init(policy: SlowClientPolicy) {
         self.policy = policy
+    }
+
+    /// The topic `topic` of a connection of several, whose buffer is `connection`.
+    init(topic: Int32, of connection: ConnectionBuffer) {
+        policy = connection.policy
         self.topic = topic
-        self.byteLimit = byteLimit
+        self.connection = connection
     }
 }
 

@@ -20,7 +20,8 @@ import NIOCore
 /// `{"event":"dropped","topic":"…","dropped":n}`, `{"event":"shutdown","reason":"…"}`.
 ///
 /// Demand, the policy and the ends are those of a ``FeedSocketStream``'s client, for the socket as a
-/// whole: one window and one ``SlowClientPolicy`` across its topics.
+/// whole: each topic at most the window's messages in flight, and one buffer under one
+/// ``SlowClientPolicy`` across its topics (as ``ServerSentEventTopics``).
 public struct FeedSocketTopics<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
     public let options: FeedStreamOptions
@@ -132,7 +133,7 @@ public final class FeedSocketTopicsClient<Output: Sendable>: Sendable {
             return state.next
         }
         notify(.text("{\"event\":\"subscribed\",\"topic\":\(jsonString(name))}"))
-        outlet.join(topic.feed, topic: index, from: topic.start, seat: topic.feed.seat(topics.options.policy, shares: topics.maximumTopics))
+        outlet.join(topic.feed, topic: index, from: topic.start, policy: topics.options.policy)
     }
 
     /// Stops following `name`: `unsubscribed`; nothing more of it is sent.

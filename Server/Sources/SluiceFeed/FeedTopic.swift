@@ -5,9 +5,10 @@ import NIOCore
 /// it, and what the client may see of it.
 ///
 /// A connection of several topics (``ServerSentEventTopics``, ``FeedSocketStream``'s sockets of
-/// topics) is one client of each topic's feed — each with its replay, history and resume — behind
-/// one window and one ``SlowClientPolicy``: its messages go out in one stream, each naming its
-/// topic.
+/// topics) is one client of each topic's feed — each with its replay, history and resume, and at
+/// most ``FeedStreamOptions/window`` messages in flight — whose events wait in one buffer of the
+/// connection under one ``SlowClientPolicy`` (``ConnectionBuffer``): its messages go out in one
+/// stream, each naming its topic.
 public struct FeedTopic<Output: Sendable>: Sendable {
     /// The topic's name, as the stream names its events.
     public let name: String
@@ -43,28 +44,19 @@ package let reservedTopicNames: Set<String> = ["reset", "dropped", "shutdown"]
 
 extension ClientOutlet {
     /// A stream of several topics: one outlet, a client of each topic's feed, their messages
-    /// tagged with the topic's index in `topics`. Each topic's buffer holds at most its share of
-    /// the feed's ``EventFeed/Options/bufferBytes`` (`byteShares` topics share it), so that the
-    /// connection's bytes stay within one client's.
+    /// tagged with the topic's index in `topics`, their events held in one buffer of the
+    /// connection (``ConnectionBuffer``) under one policy.
     package static func connect<Output>(_ topics: [FeedTopic<Output>], options: FeedStreamOptions, heartbeat: Duration?,
-                                        byteShares: Int? = nil, on eventLoop: (any EventLoop)? = nil) -> ClientOutlet {
+                                        on eventLoop: (any EventLoop)? = nil) -> ClientOutlet {
         precondition(!topics.isEmpty, "a stream of topics follows at least one")
         let first = topics[0].feed
         let outlet = ClientOutlet(window: options.window, heartbeat: heartbeat.map(TimeAmount.init),
                                   shutdownGrace: TimeAmount(options.shutdownGrace),
                                   eventLoop: eventLoop ?? options.eventLoopGroup.any(), counters: first.counters, topicSet: true)
         for (index, topic) in topics.enumerated() {
-            outlet.join(topic.feed, topic: Int32(index), from: topic.start,
-                        seat: topic.feed.seat(options.policy, shares: byteShares ?? topics.count))
+            outlet.join(topic.feed, topic: Int32(index), from: topic.start, policy: options.policy)
         }
         return outlet
-    }
-}
-
-extension EventFeed {
-    /// A seat of a connection of `shares` topics, under `policy` (`nil`: the feed's).
-    package func seat(_ policy: SlowClientPolicy?, shares: Int) -> ClientSeat {
-        ClientSeat(policy: policy ?? options.policy, byteLimit: max(1, options.bufferBytes / max(1, shares)))
     }
 }
 #endif

@@ -25,11 +25,12 @@ import NIOCore
 /// a topic by its policy; `event: shutdown` last. A browser's reconnect sends the last cursor as
 /// `Last-Event-ID`: every topic resumes after its own position, on any instance.
 ///
-/// The connection is one client of each topic's feed, behind one window and one
-/// ``SlowClientPolicy``: a topic whose client falls behind under
-/// ``SlowClientPolicy/disconnect(buffer:)`` ends the connection; the topics' buffers share the
-/// bytes of one client's (``EventFeed/Options/bufferBytes``). The stream ends when any topic's
-/// feed finishes (the client resumes them all).
+/// The connection is one client of each topic's feed, each with at most the options' window of
+/// messages in flight; their events wait in one buffer of the connection, under one
+/// ``SlowClientPolicy``: the policy's count of events and ``EventFeed/Options/bufferBytes`` of them
+/// across all the topics (a busy topic may use it all), and when it is full the policy applies —
+/// under ``SlowClientPolicy/disconnect(buffer:)`` the connection ends. The stream ends when any
+/// topic's feed finishes (the client resumes them all).
 public struct ServerSentEventTopics<Output: Sendable>: Sendable {
     /// How each client's stream behaves.
     public let options: ServerSentEventStream<Output>.Options
