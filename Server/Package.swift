@@ -198,11 +198,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
+        // The load clients' plain requests to an instance on loopback (sluice-fanout-load, sluice-stampede).
+        .target(
+            name: "LoadClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         // The fan-out benchmark's load generator (bench/fanout): SSE clients over loopback sockets, a
         // process apart from the server; no library target depends on it.
         .executableTarget(
             name: "sluice-fanout-load",
             dependencies: [
+                "LoadClient",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -214,6 +223,7 @@ let package = Package(
         .executableTarget(
             name: "sluice-stampede",
             dependencies: [
+                "LoadClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

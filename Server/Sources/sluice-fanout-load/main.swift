@@ -28,6 +28,7 @@
 // run completed (whatever was lost: the numbers say it), 2 when it could not be set up, 3 at the
 // deadline.
 import Foundation
+import LoadClient
 import Histogram
 import NIOCore
 import NIOHTTP1
@@ -240,7 +241,7 @@ final class EventStreamClient: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             guard head.status == .ok else {
-                connected.fail(LoadError.status(head.status.code))
+                connected.fail(LoadError.status(head.status.code, ""))
                 context.close(promise: nil)
                 return
             }
@@ -417,83 +418,9 @@ struct ClientTopics: Sendable {
     }
 }
 
-enum LoadError: Error, CustomStringConvertible {
-    case status(UInt)
-    case closed
-    case timedOut(String)
-
-    var description: String {
-        switch self {
-        case .status(let code): "the server answered \(code)"
-        case .closed: "the connection closed"
-        case .timedOut(let what): "timed out: \(what)"
-        }
-    }
-}
-
-// MARK: Plain requests
-
-/// One request on a connection of its own (`Connection: close`): the status and the body.
-final class OneRequest: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    let head: HTTPRequestHead
-    let promise: EventLoopPromise<(UInt, String)>
-    private var status: UInt = 0
-    private var body = ""
-
-    init(head: HTTPRequestHead, promise: EventLoopPromise<(UInt, String)>) {
-        self.head = head
-        self.promise = promise
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head): status = head.status.code
-        case .body(let buffer): body += String(buffer: buffer)
-        case .end:
-            promise.succeed((status, body))
-            context.close(promise: nil)
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(LoadError.closed)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(error)
-        context.close(promise: nil)
-    }
-}
-
+/// `method uri` to the server on loopback `port`: its status and body.
 func request(_ method: HTTPMethod, _ uri: String, port: Int, on loop: any EventLoop) throws -> (status: UInt, body: String) {
-    var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
-    head.headers.add(name: "Host", value: "127.0.0.1")
-    head.headers.add(name: "Content-Length", value: "0")
-    head.headers.add(name: "Connection", value: "close")
-    let promise = loop.makePromise(of: (UInt, String).self)
-    let requestHead = head
-    let timeout = loop.scheduleTask(in: .seconds(10)) { promise.fail(LoadError.timedOut("\(method) \(uri)")) }
-    defer { timeout.cancel() }
-    let channel = try ClientBootstrap(group: loop)
-        .connectTimeout(.seconds(5))
-        .channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                try channel.pipeline.syncOperations.addHandler(OneRequest(head: requestHead, promise: promise))
-            }
-        }
-        .connect(host: "127.0.0.1", port: port).wait()
-    defer { channel.close(promise: nil) }
-    let (status, body) = try promise.futureResult.wait()
-    return (status, body)
+    try send(method, uri, port: port, on: loop).wait()
 }
 
 /// The server's GET /stats, its numbers as Doubles (and its strings kept as they are).
@@ -506,7 +433,7 @@ struct ServerStats {
     static func read(port: Int, on loop: any EventLoop) throws -> ServerStats {
         let (status, body) = try request(.GET, "/stats", port: port, on: loop)
         guard status == 200, let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
-            throw LoadError.status(status)
+            throw LoadError.status(status, "")
         }
         var stats = ServerStats()
         for (key, value) in object {
@@ -603,7 +530,7 @@ func run(_ options: Options) throws -> (report: [String: Any], summary: String) 
     let runStart = monotonicNanoseconds()
     for (loop, record) in zip(loops, records) { try loop.submit { record.runStart = runStart }.wait() }
     let (status, _) = try request(.POST, "/bench/start?count=\(options.count)&rate=\(options.rate)&size=\(options.size)", port: port, on: control)
-    guard status == 202 else { throw LoadError.status(status) }
+    guard status == 202 else { throw LoadError.status(status, "") }
 
     func totals() throws -> LoopRecord {
         let total = LoopRecord()
