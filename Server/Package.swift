@@ -106,10 +106,13 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // glibc's malloc.h, for the tests' count of the bytes the allocator holds in use.
+        .systemLibrary(name: "CMalloc", path: "Tests/CMalloc"),
         // What the server package's tests share (an SSE client over real sockets); no product.
         .target(
             name: "ServerTestSupport",
             dependencies: [
+                "CMalloc",
                 .product(name: "SluiceFeed", package: "Sluice"),
                 .product(name: "Sluice", package: "Sluice"),
                 .product(name: "Logging", package: "swift-log"),

@@ -127,7 +127,7 @@ public struct ServerSentEventStream<Output: Sendable>: Sendable {
 
     /// The writer of one client's body, with `filter`.
     package func writer(filter: (@Sendable (Output) -> Bool)?) -> ServerSentEventWriter<Output> {
-        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, filter: filter, shutdownRetry: shutdownRetryLines.pick())
+        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, filter: filter, shutdownRetry: shutdownRetryLines)
     }
 }
 

@@ -84,7 +84,7 @@ public struct ServerSentEventTopics<Output: Sendable>: Sendable {
 
     /// The writer of one client's body.
     package func writer(_ topics: [FeedTopic<Output>]) -> ServerSentEventWriter<Output> {
-        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, topics: topics, shutdownRetry: shutdownRetryLines.pick())
+        ServerSentEventWriter(encode: encode, writesFrames: writesFrames, topics: topics, shutdownRetry: shutdownRetryLines)
     }
 }
 

@@ -27,12 +27,12 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
     private let check: String
     /// The bytes of the last cursor written, a hint for the size of the next.
     private var cursorBytes = 0
-    /// The `retry:` line written before the stream's `shutdown`, if any.
-    private let shutdownRetry: ByteBuffer?
+    /// The `retry:` lines one of which is written before the stream's `shutdown`, if any.
+    private let shutdownRetry: RetryLines
 
-    /// A writer of a stream of one feed; `shutdownRetry`, a `retry:` line, goes before its `shutdown`.
+    /// A writer of a stream of one feed; one of `shutdownRetry`'s lines goes before its `shutdown`.
     package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, filter: (@Sendable (Output) -> Bool)?,
-                 shutdownRetry: ByteBuffer? = nil) {
+                 shutdownRetry: RetryLines = RetryLines(retry: nil, jitter: 0)) {
         self.encode = encode
         self.shutdownRetry = shutdownRetry
         self.writesFrames = writesFrames
@@ -44,10 +44,10 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         check = ""
     }
 
-    /// A writer of a stream of `topics`, in their order; `shutdownRetry`, a `retry:` line, goes
-    /// before its `shutdown`.
+    /// A writer of a stream of `topics`, in their order; one of `shutdownRetry`'s lines goes before
+    /// its `shutdown`.
     package init(encode: @escaping @Sendable (Output) -> ServerSentEvent, writesFrames: Bool, topics: [FeedTopic<Output>],
-                 shutdownRetry: ByteBuffer? = nil) {
+                 shutdownRetry: RetryLines = RetryLines(retry: nil, jitter: 0)) {
         self.encode = encode
         self.shutdownRetry = shutdownRetry
         self.writesFrames = writesFrames
@@ -116,7 +116,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
             if isTopicSet { writeTopic(Int(topic), to: &buffer) }
             buffer.writeString("\"missed\":\(gap.missed.map(String.init) ?? "null")}\n\n")
         case .shutdown(let reason):
-            if var shutdownRetry { buffer.writeBuffer(&shutdownRetry) }
+            if var line = shutdownRetry.pick() { buffer.writeBuffer(&line) }
             var encoded = ServerSentEvent(data: reason, event: "shutdown").encoded
             buffer.writeBuffer(&encoded)
         }
