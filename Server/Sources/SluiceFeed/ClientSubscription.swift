@@ -1,6 +1,6 @@
 #if Server
-import NIOConcurrencyHelpers
 import Sluice
+import Synchronization
 
 /// Where one client's messages go: ``FeedClient``'s subscriber (through ``TypedClientSink``) or
 /// a socket's ``ClientOutlet``. The calls are a subscriber's, without the value's type.
@@ -17,25 +17,20 @@ package protocol ClientSink: AnyObject, Sendable {
     var hasLeft: Bool { get }
 }
 
-/// A client of a feed: the subscriber of the feed's subject (unlimited demand: the feed never
-/// waits) and the subscription of the client's own subscriber, with a ``ClientBuffer`` between
-/// them behind a lock. Deliveries run outside the lock, one thread at a time (a message that
+/// A client of a feed: a member of the feed's ``FeedRoster``, offered every live event (the feed
+/// never waits), and the subscription of the client's own subscriber, with a ``ClientBuffer``
+/// between them behind a lock. Deliveries run outside the lock, one thread at a time (a message that
 /// arrives during a delivery is left to the delivering thread) — except to a socket's
 /// ``ClientOutlet``, which only queues what it is given: while no delivery is under way, the
 /// messages the client has demand for are handed to it under this lock, in the same critical
 /// section that buffered the event (or added the demand), so an event costs the client this lock
 /// and the outlet's, once each.
-package final class ClientSubscription: Subscriber, Subscription, CustomStringConvertible, @unchecked Sendable {
-    package typealias Input = FeedEvent
-    package typealias Failure = Never
-
+package final class ClientSubscription: Subscription, CustomStringConvertible, @unchecked Sendable {
     private struct State {
         var buffer: ClientBuffer
         var downstream: (any ClientSink)?
         /// The downstream when it is a socket's outlet: messages go to it under the lock.
         let outlet: ClientOutlet?
-        var upstream: (any Subscription)?
-        var upstreamCancelled = false
         var attached = false
         var delivering = false
         var failure: FeedClientFailure?
@@ -114,10 +109,14 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     /// The client's feed, which it keeps alive: told of joins, leaves and drops, asked why it
     /// finished. (A reference, not two closures over the feed: two allocations fewer per client.)
     private let feed: any FeedOfClients
-    private let state: NIOLockedValueBox<State>
+    private let state: Mutex<State>
 
     /// The index of the client's topic among its connection's (0 for a connection of one feed).
     package let topic: Int32
+
+    /// The client's place in its feed's ``FeedRoster`` (-1: not a member); only the roster, under
+    /// its lock, reads and writes it.
+    @exclusivity(unchecked) var rosterSlot = -1
 
     init<Output>(feed: EventFeed<Output>, seat: ClientSeat, downstream: any ClientSink, counted: Bool = true) {
         counters = feed.counters
@@ -126,7 +125,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
         self.feed = feed
         let buffer = seat.connection.map { ClientBuffer(topic: seat.topic, of: $0) }
             ?? ClientBuffer(policy: seat.policy, byteLimit: feed.options.bufferBytes)
-        state = NIOLockedValueBox(State(buffer: buffer, downstream: downstream, outlet: downstream as? ClientOutlet))
+        state = Mutex(State(buffer: buffer, downstream: downstream, outlet: downstream as? ClientOutlet))
     }
 
     package var description: String { "EventFeed.Client" }
@@ -134,7 +133,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     /// Sets where the client starts (it is attached to the feed's live events by now) and counts it
     /// as connected: every event published from here on reaches it.
     func start(_ start: FeedStart) {
-        state.withLockedValue {
+        state.withLock {
             $0.buffer.start(replay: start.replay, reset: start.reset, serial: start.serial, epoch: start.epoch,
                             startAfter: start.startAfter)
         }
@@ -146,13 +145,13 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
 
     /// Ends the client's stream with `failure` before it began (its resumption could not be read).
     func fail(_ failure: FeedClientFailure) {
-        state.withLockedValue { $0.failure = failure }
+        state.withLock { $0.failure = failure }
         attached()
     }
 
     /// The downstream has its subscription: deliveries may begin.
     func attached() {
-        let first = state.withLockedValue { state -> Step? in
+        let first = state.withLock { state -> Step? in
             state.attached = true
             return state.claim()
         }
@@ -161,19 +160,11 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
 
     // MARK: From the feed
 
-    package func receive(subscription: any Subscription) {
-        let keep = state.withLockedValue { state -> Bool in
-            guard !state.upstreamCancelled else { return false }
-            state.upstream = subscription
-            return true
-        }
-        if keep { subscription.request(.unlimited) } else { subscription.cancel() }
-    }
-
-    /// One lock per event: the event is offered to the buffer and, if nobody is delivering, handed
-    /// over to a socket's outlet, or the first message to deliver is taken with it.
-    package func receive(_ event: FeedEvent) -> Subscribers.Demand {
-        let (admission, first, handed) = state.withLockedValue { state -> (ClientBuffer.Admission, Step?, HandOver?) in
+    /// A live event, from the feed's roster. One lock per event: the event is offered to the
+    /// buffer and, if nobody is delivering, handed over to a socket's outlet, or the first message
+    /// to deliver is taken with it.
+    func offer(_ event: FeedEvent) {
+        let (admission, first, handed) = state.withLock { state -> (ClientBuffer.Admission, Step?, HandOver?) in
             guard state.downstream != nil else { return (.closed, nil, nil) }
             let admission = state.buffer.offer(event)
             if case .overflow = admission { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
@@ -190,25 +181,25 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             counters.eventsDropped(1)
             feed.changed()
         case .overflow:
-            counters.fellBehind(buffered: state.withLockedValue { $0.buffer.policy.bufferSize })
-            cancelUpstream()
+            counters.fellBehind(buffered: state.withLock { $0.buffer.policy.bufferSize })
+            leaveRoster()
         }
         if let handed { settle(handed) }
         if let first { deliver(from: first) }
-        return .none
     }
 
-    package func receive(completion: Subscribers.Completion<Never>) {
+    /// The feed has finished: no more live events come.
+    func feedFinished() {
         finish(reason: feed.finishReason ?? "the server is shutting down")
     }
 
     /// Ends this client's stream after what is buffered and a shutdown message.
     func finish(reason: String) {
-        let (finishing, downstream) = state.withLockedValue { state in
+        let (finishing, downstream) = state.withLock { state in
             (state.buffer.finish(reason: reason), state.downstream)
         }
         guard finishing else { return }
-        cancelUpstream()
+        leaveRoster()
         downstream?.feedIsFinishing()
         drain()
     }
@@ -217,7 +208,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
 
     package func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
-        let (first, buffered, handed) = state.withLockedValue { state -> (Step?, Int, HandOver?) in
+        let (first, buffered, handed) = state.withLock { state -> (Step?, Int, HandOver?) in
             state.buffer.add(demand)
             let buffered = state.buffer.bufferedEvents
             if let handed = state.handOver() { return (nil, buffered, handed) }
@@ -229,27 +220,21 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     package func cancel() {
-        let (left, upstream) = state.withLockedValue { state -> (Bool, (any Subscription)?) in
+        let left = state.withLock { state -> Bool in
             let left = state.downstream != nil
             state.downstream = nil
             state.buffer.release()
-            state.upstreamCancelled = true
-            defer { state.upstream = nil }
-            return (left, state.upstream)
+            return left
         }
-        upstream?.cancel()
+        leaveRoster()
         if left { leave() }
     }
 
     // MARK: Delivery
 
-    private func cancelUpstream() {
-        let upstream = state.withLockedValue { state -> (any Subscription)? in
-            state.upstreamCancelled = true
-            defer { state.upstream = nil }
-            return state.upstream
-        }
-        upstream?.cancel()
+    /// No more live events: the client leaves its feed's roster (if it is a member).
+    private func leaveRoster() {
+        feed.roster.remove(self)
     }
 
     private func leave() {
@@ -262,14 +247,11 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     /// Lets go of the feed's events before the client began, without leaving: the client goes on
     /// reading the history, and attaches again with a subscription of its own.
     func abandon() {
-        let upstream = state.withLockedValue { state -> (any Subscription)? in
+        state.withLock { state in
             state.downstream = nil
             state.buffer.release()
-            state.upstreamCancelled = true
-            defer { state.upstream = nil }
-            return state.upstream
         }
-        upstream?.cancel()
+        leaveRoster()
     }
 
     /// After a hand-over: counts what was handed, wakes the writer, and completes the stream if
@@ -282,7 +264,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
     }
 
     private func drain() {
-        if let first = state.withLockedValue({ $0.claim() }) { deliver(from: first) }
+        if let first = state.withLock({ $0.claim() }) { deliver(from: first) }
     }
 
     /// Runs the delivering thread's steps from `first` until there is nothing left to do.
@@ -293,7 +275,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
             case .stop:
                 return
             case .complete(let downstream, let completion):
-                cancelUpstream()
+                leaveRoster()
                 leave()
                 downstream.receive(completion: completion)
                 return
@@ -304,7 +286,7 @@ package final class ClientSubscription: Subscriber, Subscription, CustomStringCo
                 case .reset, .shutdown: break
                 }
                 let more = downstream.receive(message)
-                step = state.withLockedValue { state in
+                step = state.withLock { state in
                     if more > .none { state.buffer.add(more) }
                     return state.step()
                 }
@@ -318,6 +300,8 @@ protocol FeedOfClients: AnyObject, Sendable {
     func changed()
     /// Why the feed finished, once it has.
     var finishReason: String? { get }
+    /// The clients its live events go to.
+    var roster: FeedRoster { get }
 }
 
 extension EventFeed: FeedOfClients {}

@@ -120,7 +120,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
 
     /// The feed's settings.
     public let options: Options
-    let subject = PassthroughSubject<FeedEvent, Never>()
+    /// The clients the live events go to.
+    let roster = FeedRoster()
     let counters: FeedCounters
     private let history: HistoryPages<Output>?
     private let changes = CurrentValueSubject<Void, Never>(())
@@ -224,7 +225,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         }
         guard case .some(let subscription) = upstream else { return }
         subscription?.cancel()
-        subject.send(completion: .finished)
+        for client in roster.finish() { client.feedFinished() }
         changed()
     }
 
@@ -265,7 +266,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         }
         guard let event else { return }
         counters.eventPublished()
-        subject.send(event)
+        roster.send(event)
     }
 
     /// A log's next entry: an event after the latest, or a break.
@@ -301,7 +302,7 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
         }
         for event in events {
             if !event.isBreak { counters.eventPublished() }
-            subject.send(event)
+            roster.send(event)
         }
     }
 
@@ -448,7 +449,8 @@ public final class EventFeed<Output: Sendable>: Service, @unchecked Sendable {
     /// it was read: then it goes back to reading).
     private func attach(_ sink: any ClientSink, from start: ResumePoint, read: HistoryRead?, seat: ClientSeat) {
         let subscription = ClientSubscription(feed: self, seat: seat, downstream: sink)
-        subject.subscribe(subscription)   // live events from now on are buffered
+        let live = roster.add(subscription)   // live events from now on are buffered
+        if !live { subscription.feedFinished() }   // it finished: the client gets its shutdown
         switch resumption(from: start, read: read) {
         case .ready(let begin):
             subscription.start(begin)

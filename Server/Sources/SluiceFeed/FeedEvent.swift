@@ -4,9 +4,8 @@ import NIOCore
 /// feed's order.
 ///
 /// The per-client machinery (``ClientSubscription``, ``ClientBuffer``, ``ClientOutlet``) is not
-/// generic over the feed's values: the feed's subject reaches each client through an existential
-/// subscriber, where generic code runs unspecialised and looks up generic metadata several times
-/// per delivery. Only the edges see the value's type: ``FeedClient``'s subscriber and the SSE and
+/// generic over the feed's values: generic code reached through the feed's ``FeedRoster`` would run
+/// unspecialised and look up generic metadata several times per delivery. Only the edges see the value's type: ``FeedClient``'s subscriber and the SSE and
 /// WebSocket writers, through ``value(as:)``.
 ///
 /// A **break** (``isBreak``) is not an event: the feed's history broke there (a new epoch, or
