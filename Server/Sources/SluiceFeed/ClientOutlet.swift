@@ -42,7 +42,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
         /// Of a stream of several topics (``isTopicSet``): each topic's feed subscription, by its
         /// index; the topics the writer removed (their subscriptions come to be cancelled); what
         /// each topic is owed, written while the channel was not writable (``request(_:)``).
-        var topics: [Int32: ClientSubscription] = [:]
+        var topics = TopicSubscriptions()
         /// The topics' one buffer, made when the first topic joins.
         var buffer: ConnectionBuffer?
         var removedTopics: Set<Int32> = []
@@ -370,7 +370,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
 
     /// The feed subscriptions of the stream, to cancel or finish: its one feed's, or its topics'.
     private static func all(_ state: State) -> [ClientSubscription] {
-        state.subscription.map { [$0] } ?? Array(state.topics.values)
+        state.subscription.map { [$0] } ?? state.topics.all
     }
 
     // MARK: A writer on an event loop
@@ -414,7 +414,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             state.stop = reason
             defer {
                 state.subscription = nil
-                state.topics = [:]
+                state.topics = TopicSubscriptions()
                 state.stopWaiter = nil
             }
             return (Self.all(state), state.takeWaiter(), state.stopWaiter)
@@ -432,7 +432,7 @@ package final class ClientOutlet: ClientSink, @unchecked Sendable {
             defer {
                 state.ended = true
                 state.subscription = nil
-                state.topics = [:]
+                state.topics = TopicSubscriptions()
                 state.stopWaiter = nil
                 state.timers = []
             }

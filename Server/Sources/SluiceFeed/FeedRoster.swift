@@ -28,7 +28,7 @@ final class FeedRoster: Sendable {
         members.withLock { members in
             guard !members.finished else { return false }
             precondition(client.rosterSlot < 0, "a client joins its feed once")
-            client.rosterSlot = members.clients.count
+            client.rosterSlot = Int32(members.clients.count)
             members.clients.append(client)
             return true
         }
@@ -44,7 +44,7 @@ final class FeedRoster: Sendable {
             let last = members.clients.removeLast()
             guard last !== client else { return }
             last.rosterSlot = slot
-            members.clients[slot] = last
+            members.clients[Int(slot)] = last
         }
     }
 

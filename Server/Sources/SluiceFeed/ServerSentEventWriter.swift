@@ -17,9 +17,9 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
     private let filter: (@Sendable (Output) -> Bool)?
     /// A stream of several topics: their names, filters, and where the connection stands in each.
     private let topics: [String]
+    /// Empty when no topic has a filter (most streams have none: no lookup per event, and no
+    /// entry per topic kept for the connection's life).
     private let filters: [(@Sendable (Output) -> Bool)?]
-    /// Whether any of the topics has a filter (most streams have none: no lookup per event).
-    private let filtersAny: Bool
     /// Changed and read by the one writer at a time (the class's contract), per event: not
     /// checked for exclusive access at run time.
     @exclusivity(unchecked) private var positions: [EventID]
@@ -39,7 +39,6 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         self.filter = filter
         topics = []
         filters = []
-        filtersAny = false
         positions = []
         check = ""
     }
@@ -53,8 +52,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
         self.writesFrames = writesFrames
         filter = nil
         self.topics = topics.map(\.name)
-        filters = topics.map(\.filter)
-        filtersAny = topics.contains { $0.filter != nil }
+        filters = topics.contains { $0.filter != nil } ? topics.map(\.filter) : []
         positions = topics.map(\.position)
         check = TopicCursor.check(of: self.topics)
     }
@@ -155,7 +153,7 @@ package final class ServerSentEventWriter<Output: Sendable>: @unchecked Sendable
 
     private func appendTopicEvent(_ event: FeedEvent, topic: Int, to buffer: inout ByteBuffer) {
         positions[topic] = event.eventID   // passed, shown or not
-        if filtersAny, let filter = filters[topic], !filter(event.value(as: Output.self)) { return }
+        if !filters.isEmpty, let filter = filters[topic], !filter(event.value(as: Output.self)) { return }
         writeCursorID(to: &buffer)
         buffer.writeStaticString("event: ")
         buffer.writeString(topics[topic])
