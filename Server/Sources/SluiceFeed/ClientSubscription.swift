@@ -152,7 +152,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
     /// Sets where the client starts (it is attached to the feed's live events by now) and counts it
     /// as connected: every event published from here on reaches it.
     func start(_ start: FeedStart) {
-        state.withLock {
+        state.withLock(of: self) {
             $0.buffer.start(replay: start.replay, reset: start.reset, serial: start.serial, epoch: start.epoch,
                             startAfter: start.startAfter)
         }
@@ -164,13 +164,13 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
 
     /// Ends the client's stream with `failure` before it began (its resumption could not be read).
     func fail(_ failure: FeedClientFailure) {
-        state.withLock { $0.failure = failure }
+        state.withLock(of: self) { $0.failure = failure }
         attached()
     }
 
     /// The downstream has its subscription: deliveries may begin.
     func attached() {
-        let first = state.withLock { state -> Step? in
+        let first = state.withLock(of: self) { state -> Step? in
             state.attached = true
             return state.claim()
         }
@@ -183,7 +183,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
     /// buffer and, if nobody is delivering, handed over to a socket's outlet, or the first message
     /// to deliver is taken with it.
     func offer(_ event: FeedEvent) {
-        let (admission, first, handed) = state.withLock { state -> (ClientBuffer.Admission, Step?, HandOver?) in
+        let (admission, first, handed) = state.withLock(of: self) { state -> (ClientBuffer.Admission, Step?, HandOver?) in
             guard state.downstream != nil else { return (.closed, nil, nil) }
             let admission = state.buffer.offer(event)
             if case .overflow = admission { state.failure = .fellBehind(buffered: state.buffer.policy.bufferSize) }
@@ -200,7 +200,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
             counters.eventsDropped(1)
             feed.changed()
         case .overflow:
-            counters.fellBehind(buffered: state.withLock { $0.buffer.policy.bufferSize })
+            counters.fellBehind(buffered: state.withLock(of: self) { $0.buffer.policy.bufferSize })
             leaveRoster()
         }
         if let handed { settle(handed) }
@@ -214,7 +214,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
 
     /// Ends this client's stream after what is buffered and a shutdown message.
     func finish(reason: String) {
-        let (finishing, downstream) = state.withLock { state in
+        let (finishing, downstream) = state.withLock(of: self) { state in
             (state.buffer.finish(reason: reason), state.downstream)
         }
         guard finishing else { return }
@@ -227,7 +227,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
 
     package func request(_ demand: Subscribers.Demand) {
         precondition(demand > .none, "Demand must be greater than zero: request(.none) is not allowed")
-        let (first, buffered, handed) = state.withLock { state -> (Step?, Int, HandOver?) in
+        let (first, buffered, handed) = state.withLock(of: self) { state -> (Step?, Int, HandOver?) in
             state.buffer.add(demand)
             let buffered = state.buffer.bufferedEvents
             if let handed = state.handOver() { return (nil, buffered, handed) }
@@ -239,7 +239,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
     }
 
     package func cancel() {
-        let left = state.withLock { state -> Bool in
+        let left = state.withLock(of: self) { state -> Bool in
             let left = state.downstream != nil
             state.downstream = nil
             state.buffer.release()
@@ -266,7 +266,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
     /// Lets go of the feed's events before the client began, without leaving: the client goes on
     /// reading the history, and attaches again with a subscription of its own.
     func abandon() {
-        state.withLock { state in
+        state.withLock(of: self) { state in
             state.downstream = nil
             state.buffer.release()
         }
@@ -283,7 +283,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
     }
 
     private func drain() {
-        if let first = state.withLock({ $0.claim() }) { deliver(from: first) }
+        if let first = state.withLock(of: self, { $0.claim() }) { deliver(from: first) }
     }
 
     /// Runs the delivering thread's steps from `first` until there is nothing left to do.
@@ -305,7 +305,7 @@ package final class ClientSubscription: Subscription, CustomStringConvertible, @
                 case .reset, .shutdown: break
                 }
                 let more = downstream.receive(message)
-                step = state.withLock { state in
+                step = state.withLock(of: self) { state in
                     if more > .none { state.buffer.add(more) }
                     return state.step()
                 }

@@ -35,7 +35,7 @@ final class ConnectionBuffer: Sendable {
     /// Takes room for an event of `bytes` if the connection has it, or at once when `always` (the
     /// topic holds nothing); whether it was taken.
     func take(_ bytes: Int, always: Bool) -> Bool {
-        held.withLock { held in
+        held.withLock(of: self) { held in
             guard always || (held.events < policy.bufferSize && held.bytes + bytes <= byteLimit) else { return false }
             held.events += 1
             held.bytes += bytes
@@ -46,7 +46,7 @@ final class ConnectionBuffer: Sendable {
     /// Gives back the room of `events` events of `bytes` in all.
     func give(events: Int, bytes: Int) {
         guard events > 0 else { return }
-        held.withLock { held in
+        held.withLock(of: self) { held in
             held.events -= events
             held.bytes -= bytes
         }
@@ -54,7 +54,7 @@ final class ConnectionBuffer: Sendable {
 
     /// The events and bytes the topics hold now.
     var holding: (events: Int, bytes: Int) {
-        held.withLock { ($0.events, $0.bytes) }
+        held.withLock(of: self) { ($0.events, $0.bytes) }
     }
 }
 #endif

@@ -25,7 +25,7 @@ final class FeedRoster: Sendable {
     /// Adds `client`, whose live events begin with the next one sent; false once the feed has
     /// finished (it is not added).
     func add(_ client: ClientSubscription) -> Bool {
-        members.withLock { members in
+        members.withLock(of: self) { members in
             guard !members.finished else { return false }
             precondition(client.rosterSlot < 0, "a client joins its feed once")
             client.rosterSlot = Int32(members.clients.count)
@@ -37,7 +37,7 @@ final class FeedRoster: Sendable {
     /// Removes `client` if it is a member: no event sent from here on reaches it. (The caller
     /// holds `client`: the list's reference to it is never its last.)
     func remove(_ client: ClientSubscription) {
-        members.withLock { members in
+        members.withLock(of: self) { members in
             let slot = client.rosterSlot
             guard slot >= 0 else { return }
             client.rosterSlot = -1
@@ -50,14 +50,14 @@ final class FeedRoster: Sendable {
 
     /// Offers `event` to every member.
     func send(_ event: FeedEvent) {
-        let clients = members.withLock { $0.finished ? [] : $0.clients }
+        let clients = members.withLock(of: self) { $0.finished ? [] : $0.clients }
         for client in clients { client.offer(event) }
     }
 
     /// Ends the roster: returns its members, who are members no more, to be told; no one joins it
     /// from here on.
     func finish() -> ContiguousArray<ClientSubscription> {
-        members.withLock { members in
+        members.withLock(of: self) { members in
             members.finished = true
             var clients = ContiguousArray<ClientSubscription>()
             swap(&clients, &members.clients)
@@ -67,6 +67,6 @@ final class FeedRoster: Sendable {
     }
 
     /// How many clients are members now.
-    var count: Int { members.withLock { $0.clients.count } }
+    var count: Int { members.withLock(of: self) { $0.clients.count } }
 }
 #endif
