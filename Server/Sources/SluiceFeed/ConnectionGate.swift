@@ -74,7 +74,7 @@ public final class ConnectionGate: Sendable {
 
     /// The counters now.
     public var counts: Counts {
-        let counted = closedCounts.withLock { $0 }
+        let counted = closedCounts.withLock(of: self) { $0 }
         let closed = Dictionary(uniqueKeysWithValues: zip(Reason.allCases, counted))
         return Counts(open: open.load(ordering: .relaxed), closed: closed)
     }
@@ -88,7 +88,7 @@ public final class ConnectionGate: Sendable {
             return refused(.full, address: address)
         }
         if let maximum = limits.maximumConnectionsPerAddress, let address {
-            let admitted = perAddress.withLock { counts -> Bool in
+            let admitted = perAddress.withLock(of: self) { counts -> Bool in
                 let held = counts[address, default: 0]
                 guard held < maximum else { return false }
                 counts[address] = held + 1
@@ -108,7 +108,7 @@ public final class ConnectionGate: Sendable {
         let now = open.wrappingSubtract(1, ordering: .relaxed).newValue
         openMetric.record(now)
         if limits.maximumConnectionsPerAddress != nil, let address {
-            perAddress.withLock { counts in
+            perAddress.withLock(of: self) { counts in
                 let held = counts[address, default: 1] - 1
                 counts[address] = held > 0 ? held : nil
             }
@@ -126,7 +126,7 @@ public final class ConnectionGate: Sendable {
 
     private func count(_ reason: Reason) {
         let index = Reason.allCases.firstIndex(of: reason)!
-        closedCounts.withLock { $0[index] += 1 }
+        closedCounts.withLock(of: self) { $0[index] += 1 }
         closedMetrics[index].increment()
     }
 
@@ -134,7 +134,7 @@ public final class ConnectionGate: Sendable {
     private func refused(_ reason: Reason, address: String?) -> Reason {
         count(reason)
         let now = NIODeadline.now().uptimeNanoseconds
-        let unlogged = refusalLog.withLock { log -> Int? in
+        let unlogged = refusalLog.withLock(of: self) { log -> Int? in
             guard now &- log.last >= 1_000_000_000 || log.last == 0 else {
                 log.unlogged += 1
                 return nil

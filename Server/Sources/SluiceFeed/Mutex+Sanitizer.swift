@@ -31,7 +31,7 @@ enum ThreadSanitizer {
 extension Mutex {
     /// `withLock`, with the lock's hand-over told to Thread Sanitizer when the program runs under
     /// it; `owner` (the object the mutex is a field of) stands for the lock in its annotations.
-    borrowing func withLock<Result: Sendable>(of owner: AnyObject, _ body: (inout Value) -> Result) -> Result {
+    package borrowing func withLock<Result: Sendable>(of owner: AnyObject, _ body: (inout Value) -> Result) -> Result {
         withLock { value in
             let address = Unmanaged.passUnretained(owner).toOpaque()
             ThreadSanitizer.acquire?(address)

@@ -145,7 +145,7 @@ final class LoopTopicsSource<Output: Sendable>: LoopStream {
     }
 
     func connect(on loop: any EventLoop) -> ClientOutlet {
-        streams.connect(topics.withLock { topics in
+        streams.connect(topics.withLock(of: self) { topics in
             defer { topics = [] }
             return topics
         }, on: loop)
