@@ -34,6 +34,11 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
 
     /// The transport-neutral stream each connection sends.
     public let stream: FeedSocketStream<Output>
+    /// How often each socket served is pinged (30 s, as Hummingbird's WebSocket server does): a
+    /// client that has not answered one ping by the next is closed (code 1006), and the pings keep
+    /// a quiet socket within the server's `idleTimeout`. `nil`: no pings. A socket whose
+    /// `pingInterval` is already set keeps its own.
+    public var pingInterval: TimeAmount? = .seconds(30)
 
     /// Serves `stream` (shared with other endpoints, or other frameworks).
     public init(stream: FeedSocketStream<Output>) {
@@ -61,6 +66,7 @@ public struct WebSocketFeed<Output: Sendable>: Sendable {
                       incoming: ((AnyPublisher<FeedSocketMessage, Never>) -> (any Cancellable)?)? = nil,
                       filter: (@Sendable (Output) -> Bool)? = nil) {
         let client = stream.client(from: start, filter: filter)
+        socket.ping(every: pingInterval)
         let messages = PassthroughSubject<FeedSocketMessage, Never>()
         let kept = incoming?(messages.eraseToAnyPublisher()).map(KeptCancellable.init)
         let listen: @Sendable () -> Void = {
@@ -114,6 +120,17 @@ extension WebSocketFeed {
 }
 
 extension WebSocket {
+    /// Pings the client every `interval` from one interval on (`nil`: never), unless the socket
+    /// pings already. (WebSocketKit pings as soon as its `pingInterval` is set: a socket closed at
+    /// once, a full feed's say, is sent no ping.)
+    func ping(every interval: TimeAmount?) {
+        guard let interval, pingInterval == nil else { return }
+        let first = eventLoop.scheduleTask(in: interval) { [weak self] in
+            if let self, pingInterval == nil { pingInterval = interval }
+        }
+        onClose.whenComplete { _ in first.cancel() }
+    }
+
     /// Sends a feed's message: text as a text frame, bytes as a binary one.
     @Sendable func send(feedMessage message: FeedSocketMessage) async throws {
         switch message {

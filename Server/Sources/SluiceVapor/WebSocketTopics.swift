@@ -26,6 +26,9 @@ public struct WebSocketTopics<Output: Sendable>: Sendable {
     public let topics: FeedSocketTopics<Output>
     /// The most messages of a client waiting to be handled (64).
     public let maximumPendingMessages: Int
+    /// How often each socket served is pinged (30 s), as ``WebSocketFeed/pingInterval``: a client
+    /// that has not answered one ping by the next is closed; `nil`: no pings.
+    public var pingInterval: TimeAmount? = .seconds(30)
 
     /// Serves `topics`.
     public init(topics: FeedSocketTopics<Output>, maximumPendingMessages: Int = 64) {
@@ -51,6 +54,7 @@ public struct WebSocketTopics<Output: Sendable>: Sendable {
     public func serve(_ socket: WebSocket, following initial: [String] = [],
                       topic: @escaping @Sendable (_ name: String, _ start: ResumePoint) async throws -> FeedTopic<Output>) {
         let client = topics.client(topic: topic)
+        socket.ping(every: pingInterval)
         let (texts, pending) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(maximumPendingMessages))
         let listen: @Sendable () -> Void = {
             socket.onText { socket, text in

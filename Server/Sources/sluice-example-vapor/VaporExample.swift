@@ -16,6 +16,7 @@ import Vapor
         let app = try await Application.make(try Environment.detect())
         app.http.server.configuration.hostname = settings.host
         app.http.server.configuration.port = settings.port                      // 0: logged as "Server started on …"
+        app.http.server.configuration.idleTimeout = .seconds(60)                // a silent client is closed; streams heartbeat, sockets ping
         let metrics = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 

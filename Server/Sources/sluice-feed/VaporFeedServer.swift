@@ -20,6 +20,7 @@ struct VaporFeedServer: Service {
         let app = try await Application.make(Environment(name: "production", arguments: ["sluice-feed"]))
         app.logger.logLevel = .warning
         app.routes.defaultMaxBodySize = ByteCount(value: FeedRoutes.largestPost)
+        app.http.server.configuration.idleTimeout = .seconds(60)   // a silent client is closed; streams heartbeat, sockets ping
         register(on: app)
         let options = routes.options
         let server = app.server

@@ -35,7 +35,7 @@ public final class RawWebSocket: Sendable {
         return String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n").first
     }
 
-    /// The opcodes of the whole frames the server sent after its head, in order (1: text, 8: close).
+    /// The opcodes of the whole frames the server sent after its head, in order (1: text, 8: close, 9: ping).
     public var opcodes: [UInt8] {
         let bytes = received.withLockedValue { $0 }
         guard var index = headEnd(bytes).map({ $0 + 4 }) else { return [] }
@@ -63,6 +63,11 @@ public final class RawWebSocket: Sendable {
             index += 2 + length
         }
         return nil
+    }
+
+    /// Waits, up to `timeout` seconds, for the connection to close; returns whether it did.
+    public func waitUntilClosed(timeout: Double = 60) async -> Bool {
+        await waitUntil(timeout: timeout) { !channel.isActive }
     }
 
     public func close() async {
