@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LiveFeedExample
 import Logging
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import SluiceHummingbird
@@ -21,6 +22,9 @@ struct EventLogBackend: Sendable {
     /// How many of each topic's latest events the log keeps.
     static let retainedEvents = 100_000
 
+    /// The thread of the database's connections, for the life of the process.
+    static let databaseLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     let client: PostgresClient
     let log: PostgresEventLog
     let listener: PostgresEventLogListener
@@ -32,7 +36,9 @@ struct EventLogBackend: Sendable {
     init(logger: Logger, partitionLimit: Duration) {
         var configuration = ExampleSettings().database   // the SLUICE_PG_… variables
         configuration.options.maximumConnections = 20
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The database's connections on a loop of their own: an append's round trip does not wait
+        // behind the reconnects of a crowd on the server's loops (FIGURES: the stampede).
+        client = PostgresClient(configuration: configuration, eventLoopGroup: Self.databaseLoop, backgroundLogger: logger)
         log = PostgresEventLog(client: client, logger: logger)
         listener = PostgresEventLogListener(
             log: log, options: .init(probeInterval: .seconds(2), probeTimeout: .seconds(3), maximumDelay: .seconds(2)),
